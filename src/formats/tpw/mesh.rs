@@ -1,0 +1,432 @@
+//! Decodes a TPW mesh file (non-zero mesh table at 0x70) into the scene: the node tree of
+//! 160-byte mesh records and 88-byte transform-only records, batched vertices and UVs, the
+//! vertex-order table, faces, and materials with their texture names and flag words.
+
+use glam::{Mat4, Vec2, Vec3};
+
+use super::layout::*;
+use crate::formats::error::DecodeResult;
+use crate::formats::reader::{Reader, Table};
+use crate::scene::{
+    AlphaMode, Mesh, Material, Node, NodeKind, RawField, Scene, Submesh, compute_normals, math::is_sheared,
+};
+
+/// What animation binding needs from each mesh beyond the scene: the file's own counts and
+/// the bounding box that morph values are quantised into.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MeshFacts {
+    pub vertex_count: u32,
+    pub order_length: u32,
+    pub bbox_min: Vec3,
+    pub bbox_max: Vec3,
+}
+
+/// Node tables as located in the header.
+pub(crate) struct NodeTables {
+    pub mesh_table: Table,
+    pub node_table: Table,
+    pub mesh_count: u64,
+    pub node_count: u64,
+}
+
+impl NodeTables {
+    pub fn record(&self, node: u64) -> u64 {
+        if node < self.mesh_count {
+            self.mesh_table.record(node)
+        } else {
+            self.node_table.record(node.saturating_sub(self.mesh_count))
+        }
+    }
+
+    /// Converts a stored link (a file offset into either table) into a node index.
+    pub fn index_of(&self, offset: u64) -> Option<u64> {
+        self.mesh_table
+            .index_of(offset)
+            .or_else(|| self.node_table.index_of(offset).map(|i| i.saturating_add(self.mesh_count)))
+    }
+}
+
+pub(crate) fn locate_nodes(r: &Reader) -> DecodeResult<NodeTables> {
+    let mesh_count = u64::from(r.u16(HDR_MESH_COUNT, "mesh count")?);
+    let declared_nodes = u64::from(r.u16(HDR_NODE_COUNT, "node count")?);
+    let mesh_offset = u64::from(r.u32(HDR_MESH_TABLE, "mesh table offset")?);
+    if mesh_count > declared_nodes {
+        return Err(r.invalid(
+            "mesh count",
+            HDR_MESH_COUNT,
+            format!("{mesh_count} meshes but only {declared_nodes} nodes; meshes are the first nodes"),
+        ));
+    }
+    let mesh_table = r.table(mesh_offset, mesh_count, MESH_RECORD_SIZE, "mesh table")?;
+    let dummy_count = declared_nodes - mesh_count;
+    let node_offset = if dummy_count > 0 { u64::from(r.u32(HDR_NODE_TABLE, "node table offset")?) } else { 0 };
+    let node_table = r.table(node_offset, dummy_count, NODE_RECORD_SIZE, "node table")?;
+    Ok(NodeTables { mesh_table, node_table, mesh_count, node_count: declared_nodes })
+}
+
+fn matrix_at(r: &Reader, offset: u64, field: &str) -> DecodeResult<Mat4> {
+    // Row-major, row-vector storage loaded column-major is the column-vector form (see scene).
+    let m = Mat4::from_cols_array(&r.f32s::<16>(offset, field)?);
+    if !m.is_finite() {
+        return Err(r.invalid(field, offset, "matrix has a NaN or infinite element"));
+    }
+    Ok(m)
+}
+
+fn name_at(r: &Reader, pointer_offset: u64, fallback: String, warnings: &mut Vec<String>) -> DecodeResult<String> {
+    let pointer = u64::from(r.u32(pointer_offset, "name pointer")?);
+    if pointer == 0 {
+        return Ok(fallback);
+    }
+    match r.cstr(pointer, MAX_NAME_LEN, "name") {
+        Ok(name) if !name.is_empty() => Ok(name),
+        Ok(_) => Ok(fallback),
+        Err(e) => {
+            warnings.push(format!("{fallback}: name unreadable ({e}); using a generated name"));
+            Ok(fallback)
+        }
+    }
+}
+
+/// Decodes the node tree and meshes of a mesh file into `scene`. Returns per-mesh facts.
+pub(crate) fn decode_meshes(r: &Reader, scene: &mut Scene) -> DecodeResult<Vec<MeshFacts>> {
+    let tables = locate_nodes(r)?;
+    let textures = TextureTables::locate(r)?;
+    let mut facts = Vec::new();
+    let mut links = Vec::new();
+
+    for index in 0..tables.node_count {
+        let rec = tables.record(index);
+        let is_mesh = index < tables.mesh_count;
+        let what = if is_mesh { format!("mesh[{index}]") } else { format!("node[{index}]") };
+        let flags = r.u32(rec + NODE_FLAGS, "flags").map_err(|e| e.within(&what))?;
+        let parent = r.u32(rec + NODE_PARENT, "parent link").map_err(|e| e.within(&what))?;
+        let sibling = r.u32(rec + NODE_SIBLING, "sibling link").map_err(|e| e.within(&what))?;
+        let child = r.u32(rec + NODE_CHILD, "first-child link").map_err(|e| e.within(&what))?;
+        let local = matrix_at(r, rec + NODE_MATRIX, "matrix").map_err(|e| e.within(&what))?;
+        let name = name_at(r, rec + NODE_NAME, what.clone(), &mut scene.warnings).map_err(|e| e.within(&what))?;
+        let kind = if is_mesh { NodeKind::Mesh } else { NodeKind::Transform };
+        let mut node = Node::new(name, kind, local);
+        node.raw = vec![
+            RawField::new("flags", rec + NODE_FLAGS, u64::from(flags)),
+            RawField::new("parent link", rec + NODE_PARENT, u64::from(parent)),
+            RawField::new("sibling link", rec + NODE_SIBLING, u64::from(sibling)),
+            RawField::new("first-child link", rec + NODE_CHILD, u64::from(child)),
+        ];
+        if !is_mesh {
+            node.raw.push(RawField::new("transform-only bit 0x200", rec, u64::from(flags & TRANSFORM_ONLY_FLAG)));
+        }
+        links.push([parent, sibling, child]);
+        if is_mesh {
+            let (mesh, mesh_facts, materials) =
+                decode_mesh(r, rec, index as usize, &node.name, &textures, scene.materials.len(), &mut scene.warnings)
+                    .map_err(|e| e.within(&what))?;
+            node.mesh = Some(scene.meshes.len());
+            scene.meshes.push(mesh);
+            scene.materials.extend(materials);
+            facts.push(mesh_facts);
+        }
+        scene.nodes.push(node);
+    }
+    resolve_links(&tables, &links, scene);
+    Ok(facts)
+}
+
+/// Turns stored offsets into parent indices and child lists; bad links and cycles become
+/// warnings, and the node is treated as a root.
+fn resolve_links(tables: &NodeTables, links: &[[u32; 3]], scene: &mut Scene) {
+    let count = scene.nodes.len();
+    for (index, link) in links.iter().enumerate() {
+        let [parent, sibling, child] = *link;
+        let name = scene.nodes.get(index).map(|n| n.name.clone()).unwrap_or_default();
+        for (label, value) in [("sibling", sibling), ("first-child", child)] {
+            if value != 0 && tables.index_of(u64::from(value)).is_none() {
+                scene.warnings.push(format!("node {index} ({name}): {label} link {value:#x} lands in neither node table; ignored"));
+            }
+        }
+        if parent == 0 {
+            continue;
+        }
+        match tables.index_of(u64::from(parent)).map(|p| p as usize) {
+            Some(p) if p != index && p < count => {
+                if let Some(node) = scene.nodes.get_mut(index) {
+                    node.parent = Some(p);
+                }
+            }
+            _ => scene.warnings.push(format!(
+                "node {index} ({name}): parent link {parent:#x} lands in neither node table; treated as a root"
+            )),
+        }
+    }
+    // Break parent cycles: walk each chain; a chain longer than the node count loops.
+    for start in 0..count {
+        let mut cursor = scene.nodes.get(start).and_then(|n| n.parent);
+        let mut steps = 0;
+        while let Some(p) = cursor {
+            steps += 1;
+            if p == start || steps > count {
+                let name = scene.nodes.get(start).map(|n| n.name.clone()).unwrap_or_default();
+                scene.warnings.push(format!("node {start} ({name}): parent links form a cycle; treated as a root"));
+                if let Some(node) = scene.nodes.get_mut(start) {
+                    node.parent = None;
+                }
+                break;
+            }
+            cursor = scene.nodes.get(p).and_then(|n| n.parent);
+        }
+    }
+    for index in 0..count {
+        if let Some(p) = scene.nodes.get(index).and_then(|n| n.parent) {
+            if let Some(parent) = scene.nodes.get_mut(p) {
+                parent.children.push(index);
+            }
+        }
+    }
+}
+
+/// The frame table (8-byte entries, then 20-byte names) and the parallel frame data table.
+pub(crate) struct TextureTables {
+    pub frames: Table,
+    pub frame_data: Table,
+}
+
+impl TextureTables {
+    pub fn locate(r: &Reader) -> DecodeResult<Self> {
+        let count = u64::from(r.u16(HDR_FRAME_COUNT, "frame count")?);
+        let frame_offset = u64::from(r.u32(HDR_FRAME_TABLE, "frame table offset")?);
+        let data_offset = u64::from(r.u32(HDR_FRAME_DATA_TABLE, "frame data table offset")?);
+        let (frames, frame_data) = if count == 0 {
+            (Table { offset: frame_offset, count: 0, stride: FRAME_ENTRY_SIZE }, Table { offset: data_offset, count: 0, stride: FRAME_DATA_SIZE })
+        } else {
+            (
+                r.table(frame_offset, count, FRAME_ENTRY_SIZE, "frame table")?,
+                r.table(data_offset, count, FRAME_DATA_SIZE, "frame data table")?,
+            )
+        };
+        Ok(Self { frames, frame_data })
+    }
+
+    /// The texture name of frame `index`, through the frame data table's name pointer.
+    fn name(&self, r: &Reader, index: u64) -> DecodeResult<String> {
+        let pointer = u64::from(r.u32(self.frame_data.record(index) + FRAME_DATA_NAME, "frame data name pointer")?);
+        r.cstr(pointer, TEXTURE_NAME_LEN, "texture name")
+    }
+}
+
+/// Reads one of the `count` values of an axis-major batched array (`axes` floats per lane).
+fn batched(r: &Reader, table: &Table, index: u64, axis: u64, field: &str) -> DecodeResult<f32> {
+    let batch = table.record(index / 4);
+    r.f32(batch + axis * 16 + (index % 4) * 4, field)
+}
+
+fn batch_table(r: &Reader, offset: u64, count: u64, axes: u64, field: &str) -> DecodeResult<Table> {
+    let batches = count.div_ceil(4);
+    r.table(offset, batches, axes * 16, field)
+}
+
+fn decode_mesh(
+    r: &Reader,
+    rec: u64,
+    mesh_index: usize,
+    name: &str,
+    textures: &TextureTables,
+    material_base: usize,
+    warnings: &mut Vec<String>,
+) -> DecodeResult<(Mesh, MeshFacts, Vec<Material>)> {
+    let vertex_count = u64::from(r.u16(rec + MESH_VERTEX_COUNT, "vertex count")?);
+    let material_count = u64::from(r.u16(rec + MESH_MATERIAL_COUNT, "material count")?);
+    let face_count = u64::from(r.u16(rec + MESH_FACE_COUNT, "face count")?);
+    let order_length = u64::from(r.u16(rec + MESH_ORDER_LENGTH, "vertex order length")?);
+    let vertex_offset = u64::from(r.u32(rec + MESH_VERTEX_DATA, "vertex data offset")?);
+    let uv_offset = u64::from(r.u32(rec + MESH_UV_DATA, "UV data offset")?);
+    let material_offset = u64::from(r.u32(rec + MESH_MATERIAL_TABLE, "material table offset")?);
+    let face_offset = u64::from(r.u32(rec + MESH_FACE_DATA, "face data offset")?);
+    let order_offset = u64::from(r.u32(rec + MESH_ORDER_TABLE, "vertex order table offset")?);
+    let bbox_min = Vec3::from_array(r.f32s::<3>(rec + MESH_BBOX_MIN, "bounding box minimum")?);
+    let bbox_max = Vec3::from_array(r.f32s::<3>(rec + MESH_BBOX_MAX, "bounding box maximum")?);
+
+    // Check every table against the file before allocating from its count.
+    let vertex_table = batch_table(r, vertex_offset, vertex_count, 3, "vertex data")?;
+    let uv_table = batch_table(r, uv_offset, order_length, 2, "UV data")?;
+    let order_table = r.table(order_offset, order_length, 2, "vertex order table")?;
+    let face_table = r.table(face_offset, face_count, FACE_RECORD_SIZE, "face data")?;
+    let material_table = r.table(material_offset, material_count, MATERIAL_RECORD_SIZE, "material table")?;
+
+    let mut source_positions = Vec::with_capacity(vertex_count as usize);
+    for i in 0..vertex_count {
+        let p = Vec3::new(
+            batched(r, &vertex_table, i, 0, "vertex x")?,
+            batched(r, &vertex_table, i, 1, "vertex y")?,
+            batched(r, &vertex_table, i, 2, "vertex z")?,
+        );
+        if !p.is_finite() {
+            return Err(r.invalid("vertex data", vertex_table.record(i / 4), format!("vertex {i} is not finite")));
+        }
+        source_positions.push(p);
+    }
+
+    let mut vertex_source = Vec::with_capacity(order_length as usize);
+    let mut uvs = Vec::with_capacity(order_length as usize);
+    for i in 0..order_length {
+        let offset = order_table.record(i);
+        let source = r.u16(offset, "vertex order entry")?;
+        if u64::from(source) >= vertex_count {
+            return Err(r.invalid(
+                "vertex order table",
+                offset,
+                format!("entry {i} names source vertex {source}, but the mesh has {vertex_count}"),
+            ));
+        }
+        vertex_source.push(u32::from(source));
+        let uv = Vec2::new(batched(r, &uv_table, i, 0, "UV u")?, batched(r, &uv_table, i, 1, "UV v")?);
+        uvs.push(if uv.is_finite() { uv } else { Vec2::ZERO });
+    }
+
+    let mut stored_faces = Vec::with_capacity(face_count as usize);
+    for i in 0..face_count {
+        let offset = face_table.record(i);
+        let tag = r.u16(offset, "face tag")?;
+        let mut corners = [0u32; 3];
+        for (k, corner) in corners.iter_mut().enumerate() {
+            let at = offset + 2 + 2 * k as u64;
+            let v = r.u16(at, "face vertex index")?;
+            if u64::from(v) >= order_length {
+                return Err(r.invalid("face data", at, format!("face {i} names vertex {v}, but the mesh has {order_length} reordered vertices")));
+            }
+            *corner = u32::from(v);
+        }
+        // Stored clockwise; swap B and C for a counter-clockwise front face.
+        let [a, b, c] = corners;
+        stored_faces.push(([a, c, b], tag));
+    }
+
+    let mut materials = Vec::with_capacity(material_count as usize);
+    let mut ranges = Vec::with_capacity(material_count as usize);
+    for i in 0..material_count {
+        let offset = material_table.record(i);
+        let (material, start, end) = decode_material(r, offset, name, i, textures, warnings)?;
+        materials.push(material);
+        ranges.push((start, end));
+    }
+
+    // Group triangles by the material whose vertex range holds their first corner; triangles
+    // in no range are drawn last with no material.
+    let material_of = |v: u32| ranges.iter().position(|&(s, e)| v >= s && v <= e);
+    let mut buckets: Vec<Vec<([u32; 3], u16)>> = vec![Vec::new(); ranges.len() + 1];
+    for (tri, tag) in stored_faces {
+        let slot = material_of(tri[0]).unwrap_or(ranges.len());
+        if let Some(bucket) = buckets.get_mut(slot) {
+            bucket.push((tri, tag));
+        }
+    }
+    let mut triangles = Vec::new();
+    let mut tags = Vec::new();
+    let mut submeshes = Vec::new();
+    for (slot, bucket) in buckets.into_iter().enumerate() {
+        let range = ranges.get(slot).copied();
+        if range.is_none() && bucket.is_empty() {
+            continue;
+        }
+        if range.is_none() {
+            warnings.push(format!("{name}: {} triangles lie in no material's vertex range; drawn untextured", bucket.len()));
+        }
+        let (vertex_start, vertex_end) = range.unwrap_or((0, 0));
+        submeshes.push(Submesh {
+            material: range.map(|_| material_base + slot),
+            first_triangle: triangles.len() as u32,
+            triangle_count: bucket.len() as u32,
+            vertex_start,
+            vertex_end,
+        });
+        for (tri, tag) in bucket {
+            triangles.push(tri);
+            tags.push(tag);
+        }
+    }
+
+    let render_positions = crate::scene::expand_positions(&source_positions, &vertex_source);
+    let normals = compute_normals(&render_positions, &triangles);
+    let raw = [
+        ("flags", MESH_FLAGS),
+        ("pointer 0x04", 0x04),
+        ("pointer 0x08", 0x08),
+        ("pointer 0x0C", 0x0C),
+        ("unknown 0x50", 0x50),
+        ("pointer 0x64", MESH_POINTER_64),
+        ("unknown 0x74", 0x74),
+        ("unknown 0x90", 0x90),
+        ("unknown 0x98", 0x98),
+        ("unknown 0x9C", 0x9C),
+    ]
+    .iter()
+    .map(|&(label, at)| r.u32(rec + at, label).map(|v| RawField::new(label, rec + at, u64::from(v))))
+    .collect::<DecodeResult<Vec<_>>>()?;
+
+    let mesh = Mesh {
+        name: name.to_string(),
+        node: Some(mesh_index),
+        bounds: crate::scene::Aabb::from_points(&source_positions),
+        source_positions,
+        vertex_source,
+        uvs,
+        normals,
+        triangles,
+        submeshes,
+        skin: None,
+        raw,
+        raw_triangle_tags: tags,
+    };
+    let facts = MeshFacts { vertex_count: vertex_count as u32, order_length: order_length as u32, bbox_min, bbox_max };
+    Ok((mesh, facts, materials))
+}
+
+fn decode_material(
+    r: &Reader,
+    offset: u64,
+    mesh_name: &str,
+    index: u64,
+    textures: &TextureTables,
+    warnings: &mut Vec<String>,
+) -> DecodeResult<(Material, u32, u32)> {
+    let field = |f: &str| format!("material[{index}].{f}");
+    let frame_offset = r.u32(offset + MAT_FRAME_OFFSET, &field("frame offset"))?;
+    let start = u32::from(r.u16(offset + MAT_START, &field("start index"))?);
+    let end = u32::from(r.u16(offset + MAT_END, &field("end index"))?);
+    let mut material = Material::new(format!("{mesh_name}/{index}"));
+    material.raw = vec![
+        RawField::new("frame offset", offset, u64::from(frame_offset)),
+        RawField::new("unknown +0x04", offset + 4, u64::from(r.u16(offset + 4, &field("unknown"))?)),
+        RawField::new("unknown +0x06", offset + 6, u64::from(r.u16(offset + 6, &field("unknown"))?)),
+        RawField::new("unknown +0x0C", offset + 12, u64::from(r.u32(offset + 12, &field("unknown"))?)),
+    ];
+    if frame_offset != 0 {
+        // The flags word sits at the frame offset itself: the frame table entry's first bytes.
+        let frame_offset = u64::from(frame_offset);
+        material.flags = r.u32(frame_offset, &field("flags word"))?;
+        match textures.frames.index_of(frame_offset) {
+            Some(frame) => match textures.name(r, frame) {
+                Ok(name) => material.texture = Some(name),
+                Err(e) => warnings.push(format!("{mesh_name}: material {index}: texture name unreadable ({e})")),
+            },
+            None => warnings.push(format!(
+                "{mesh_name}: material {index}: frame offset {frame_offset:#x} is not an entry of the frame table at {:#x}; no texture",
+                textures.frames.offset
+            )),
+        }
+        if material.flags & SEE_THROUGH_FLAG != 0 {
+            material.alpha = AlphaMode::SeeThrough;
+        }
+    }
+    if let Some(texture) = &material.texture {
+        material.name = texture.clone();
+    }
+    if end < start {
+        warnings.push(format!("{mesh_name}: material {index}: vertex range {start}..={end} is empty"));
+    }
+    Ok((material, start, end))
+}
+
+/// Whether any node of the scene is sheared (for summaries).
+pub fn sheared_nodes(scene: &Scene) -> Vec<usize> {
+    scene.nodes.iter().enumerate().filter(|(_, n)| is_sheared(&n.local)).map(|(i, _)| i).collect()
+}

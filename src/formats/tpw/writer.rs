@@ -1,0 +1,1 @@
+//! Placeholder: the TPW writer lands here.

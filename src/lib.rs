@@ -1,0 +1,10 @@
+//! mdview: a viewer and command-line toolkit for classic game model formats (Theme Park World
+//! `.md2`, Quake II `.md2`, Quake 3 `.mdr`, World of Warcraft `.m2`).
+//!
+//! Every format decodes into one format-neutral [`scene::Scene`]; the renderer, the viewer and
+//! the CLI know only that scene.
+
+pub mod export;
+pub mod formats;
+pub mod info;
+pub mod scene;

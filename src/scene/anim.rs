@@ -1,0 +1,352 @@
+//! Evaluates a clip at a (fractional) time into a [`Pose`]: node matrices, visibility, and
+//! per-mesh animated positions and UVs. It reads the scene and never mutates it, and reuses
+//! the pose's buffers so that evaluating every frame allocates nothing in steady state.
+
+use glam::{Mat4, Quat, Vec2, Vec3};
+
+use super::{Channel, Clip, Key, Scene, SkinWeights};
+
+/// The scene's state at one time.
+#[derive(Debug, Clone, Default)]
+pub struct Pose {
+    /// Per node.
+    pub locals: Vec<Mat4>,
+    /// Per node, `parent_world * local`.
+    pub world: Vec<Mat4>,
+    /// Per node.
+    pub visible: Vec<bool>,
+    /// Per mesh: render-vertex positions when the clip moves its vertices, else `None`.
+    pub positions: Vec<Option<Vec<Vec3>>>,
+    /// Per mesh: render-vertex UVs when the clip animates them, else `None`.
+    pub uvs: Vec<Option<Vec<Vec2>>>,
+    /// Per skeleton: joint matrices in model space.
+    pub joints: Vec<Vec<Mat4>>,
+    /// Scratch: per mesh, animated source positions.
+    source_scratch: Vec<Vec<Vec3>>,
+}
+
+impl Pose {
+    /// The rest pose.
+    pub fn rest(scene: &Scene) -> Pose {
+        let mut pose = Pose::default();
+        pose.evaluate(scene, None, 0.0);
+        pose
+    }
+
+    /// A pose of `clip` at `time` (clip units); `None` gives the rest pose.
+    pub fn at(scene: &Scene, clip: Option<usize>, time: f32) -> Pose {
+        let mut pose = Pose::default();
+        pose.evaluate(scene, clip, time);
+        pose
+    }
+
+    /// Re-evaluates in place, reusing buffers.
+    pub fn evaluate(&mut self, scene: &Scene, clip: Option<usize>, time: f32) {
+        let node_count = scene.nodes.len();
+        let mesh_count = scene.meshes.len();
+        self.locals.clear();
+        self.locals.extend(scene.nodes.iter().map(|n| n.local));
+        self.visible.clear();
+        self.visible.resize(node_count, true);
+        self.positions.resize(mesh_count, None);
+        self.uvs.resize(mesh_count, None);
+        self.source_scratch.resize(mesh_count, Vec::new());
+        let mut moved = vec![false; mesh_count];
+        let mut uv_moved = vec![false; mesh_count];
+        self.joints.resize(scene.skeletons.len(), Vec::new());
+
+        let clip: Option<&Clip> = clip.and_then(|c| scene.clips.get(c));
+        let time = if time.is_finite() { time } else { 0.0 };
+
+        for channel in clip.map(|c| c.channels.as_slice()).unwrap_or(&[]) {
+            match channel {
+                Channel::NodeRotation { node, authored_inverse, keys } => {
+                    if let (Some(local), Some(q)) = (self.locals.get_mut(*node), sample_quat(keys, time)) {
+                        // Column-vector form of the row-vector rule R(q)·U⁻¹·local.
+                        *local = *local * *authored_inverse * Mat4::from_quat(q);
+                    }
+                }
+                Channel::NodeTranslation { node, keys } => {
+                    if let (Some(local), Some(p)) = (self.locals.get_mut(*node), sample_vec3(keys, time)) {
+                        local.w_axis = p.extend(1.0);
+                    }
+                }
+                Channel::NodeVisibility { node, keys } => {
+                    if let (Some(v), Some(k)) = (self.visible.get_mut(*node), last_at_or_before(keys, time)) {
+                        *v = k.value;
+                    }
+                }
+                Channel::VertexMorph { mesh, tracks } => {
+                    if let Some(source) = self.begin_source(scene, *mesh, &mut moved) {
+                        for track in tracks {
+                            if let (Some(p), Some(v)) = (sample_vec3(&track.keys, time), source.get_mut(track.source_vertex as usize)) {
+                                *v = p;
+                            }
+                        }
+                    }
+                }
+                Channel::FrameMorph { mesh, times, frames } => {
+                    if let Some(source) = self.begin_source(scene, *mesh, &mut moved) {
+                        sample_frames(times, frames, time, source);
+                    }
+                }
+                Channel::UvRamp { mesh, entries } => {
+                    let Some(base) = scene.meshes.get(*mesh) else { continue };
+                    let Some(slot) = self.uvs.get_mut(*mesh) else { continue };
+                    let uvs = slot.get_or_insert_with(Vec::new);
+                    if !uv_moved.get(*mesh).copied().unwrap_or(true) {
+                        uvs.clear();
+                        uvs.extend_from_slice(&base.uvs);
+                        if let Some(m) = uv_moved.get_mut(*mesh) {
+                            *m = true;
+                        }
+                    }
+                    for entry in entries {
+                        let t = if entry.end_time > 0.0 { (time / entry.end_time).clamp(0.0, 1.0) } else { 1.0 };
+                        for (k, (s, e)) in entry.start.iter().zip(&entry.end).enumerate() {
+                            let component = entry.first as usize + k;
+                            if let Some(uv) = uvs.get_mut(component / 2) {
+                                uv[component % 2] = s + (e - s) * t;
+                            }
+                        }
+                    }
+                }
+                Channel::BoneFrames { skeleton, times, frames } => {
+                    if let Some(out) = self.joints.get_mut(*skeleton) {
+                        sample_matrix_frames(times, frames, time, out);
+                    }
+                }
+                Channel::BoneTracks { skeleton, joints } => {
+                    if let Some(skel) = scene.skeletons.get(*skeleton) {
+                        let out = self.joints.get_mut(*skeleton);
+                        if let Some(out) = out {
+                            evaluate_bone_tracks(skel, joints, time, out);
+                        }
+                    }
+                }
+            }
+        }
+
+        // Skinned meshes pose from their skeleton's joints.
+        for (index, mesh) in scene.meshes.iter().enumerate() {
+            if let Some(skin) = &mesh.skin {
+                if let Some(joints) = self.joints.get(skin.skeleton).filter(|j| !j.is_empty()) {
+                    let joints = joints.clone();
+                    if let Some(source) = self.begin_source(scene, index, &mut moved) {
+                        skin_positions(skin, &joints, source);
+                    }
+                }
+            }
+        }
+
+        for (index, mesh) in scene.meshes.iter().enumerate() {
+            let slot = self.positions.get_mut(index);
+            let Some(slot) = slot else { continue };
+            if moved.get(index).copied().unwrap_or(false) {
+                let source = self.source_scratch.get(index).map(Vec::as_slice).unwrap_or(&[]);
+                let out = slot.get_or_insert_with(Vec::new);
+                out.clear();
+                out.extend(mesh.vertex_source.iter().map(|&s| source.get(s as usize).copied().unwrap_or(Vec3::ZERO)));
+            } else {
+                *slot = None;
+            }
+            if !uv_moved.get(index).copied().unwrap_or(false) {
+                if let Some(uv) = self.uvs.get_mut(index) {
+                    *uv = None;
+                }
+            }
+        }
+
+        self.world = scene.world_matrices(&self.locals);
+    }
+
+    /// The mesh's animated source positions, initialised from the rest pose on first use.
+    fn begin_source(&mut self, scene: &Scene, mesh: usize, moved: &mut [bool]) -> Option<&mut Vec<Vec3>> {
+        let base = scene.meshes.get(mesh)?;
+        let flag = moved.get_mut(mesh)?;
+        let source = self.source_scratch.get_mut(mesh)?;
+        if !*flag {
+            source.clear();
+            source.extend_from_slice(&base.source_positions);
+            *flag = true;
+        }
+        Some(source)
+    }
+
+    /// Render-vertex positions of `mesh` in this pose (animated or rest).
+    pub fn mesh_positions(&self, scene: &Scene, mesh: usize) -> Vec<Vec3> {
+        match self.positions.get(mesh).and_then(Option::as_ref) {
+            Some(p) => p.clone(),
+            None => scene.meshes.get(mesh).map(|m| m.render_positions()).unwrap_or_default(),
+        }
+    }
+
+    /// Render-vertex UVs of `mesh` in this pose.
+    pub fn mesh_uvs<'a>(&'a self, scene: &'a Scene, mesh: usize) -> &'a [Vec2] {
+        match self.uvs.get(mesh).and_then(Option::as_ref) {
+            Some(uv) => uv,
+            None => scene.meshes.get(mesh).map(|m| m.uvs.as_slice()).unwrap_or(&[]),
+        }
+    }
+
+    /// Smooth normals of `mesh` in this pose (recomputed when its vertices move).
+    pub fn mesh_normals(&self, scene: &Scene, mesh: usize) -> Vec<Vec3> {
+        let Some(m) = scene.meshes.get(mesh) else { return Vec::new() };
+        match self.positions.get(mesh).and_then(Option::as_ref) {
+            Some(p) => super::compute_normals(p, &m.triangles),
+            None => m.normals.clone(),
+        }
+    }
+
+    /// World matrix of the node that places `mesh`.
+    pub fn mesh_world(&self, scene: &Scene, mesh: usize) -> Mat4 {
+        scene.meshes.get(mesh).and_then(|m| m.node).and_then(|n| self.world.get(n)).copied().unwrap_or(Mat4::IDENTITY)
+    }
+}
+
+/// Index of the segment containing `time` and the blend factor within it; clamps outside.
+fn segment<T>(keys: &[Key<T>], time: f32) -> Option<(usize, usize, f32)> {
+    let last = keys.len().checked_sub(1)?;
+    let first = keys.first()?;
+    if time <= first.time {
+        return Some((0, 0, 0.0));
+    }
+    if keys.get(last).is_some_and(|k| time >= k.time) {
+        return Some((last, last, 0.0));
+    }
+    let upper = keys.partition_point(|k| k.time <= time).min(last);
+    let lower = upper.saturating_sub(1);
+    let (t0, t1) = (keys.get(lower)?.time, keys.get(upper)?.time);
+    let f = if t1 > t0 { (time - t0) / (t1 - t0) } else { 0.0 };
+    Some((lower, upper, f))
+}
+
+/// Spherical interpolation along the shortest path; clamped outside the keys.
+pub fn sample_quat(keys: &[Key<Quat>], time: f32) -> Option<Quat> {
+    let (a, b, f) = segment(keys, time)?;
+    let qa = keys.get(a)?.value;
+    let mut qb = keys.get(b)?.value;
+    if qa.dot(qb) < 0.0 {
+        qb = -qb;
+    }
+    Some(qa.slerp(qb, f).normalize())
+}
+
+pub fn sample_vec3(keys: &[Key<Vec3>], time: f32) -> Option<Vec3> {
+    let (a, b, f) = segment(keys, time)?;
+    Some(keys.get(a)?.value.lerp(keys.get(b)?.value, f))
+}
+
+fn last_at_or_before<T>(keys: &[Key<T>], time: f32) -> Option<&Key<T>> {
+    let n = keys.partition_point(|k| k.time <= time);
+    n.checked_sub(1).and_then(|i| keys.get(i))
+}
+
+fn frame_segment(times: &[f32], time: f32) -> Option<(usize, usize, f32)> {
+    let last = times.len().checked_sub(1)?;
+    if time <= *times.first()? {
+        return Some((0, 0, 0.0));
+    }
+    if time >= *times.get(last)? {
+        return Some((last, last, 0.0));
+    }
+    let upper = times.partition_point(|&t| t <= time).min(last);
+    let lower = upper.saturating_sub(1);
+    let (t0, t1) = (*times.get(lower)?, *times.get(upper)?);
+    Some((lower, upper, if t1 > t0 { (time - t0) / (t1 - t0) } else { 0.0 }))
+}
+
+fn sample_frames(times: &[f32], frames: &[Vec<Vec3>], time: f32, out: &mut [Vec3]) {
+    let Some((a, b, f)) = frame_segment(times, time) else { return };
+    let (Some(fa), Some(fb)) = (frames.get(a), frames.get(b)) else { return };
+    for ((o, pa), pb) in out.iter_mut().zip(fa).zip(fb) {
+        *o = pa.lerp(*pb, f);
+    }
+}
+
+fn sample_matrix_frames(times: &[f32], frames: &[Vec<Mat4>], time: f32, out: &mut Vec<Mat4>) {
+    let Some((a, b, f)) = frame_segment(times, time) else { return };
+    let (Some(fa), Some(fb)) = (frames.get(a), frames.get(b)) else { return };
+    out.clear();
+    // Element-wise blend, as the Quake 3 engine does for MDR bones.
+    out.extend(fa.iter().zip(fb).map(|(ma, mb)| *ma * (1.0 - f) + *mb * f));
+}
+
+fn evaluate_bone_tracks(skeleton: &super::Skeleton, tracks: &[super::JointTracks], time: f32, out: &mut Vec<Mat4>) {
+    let count = skeleton.joints.len();
+    let mut locals = vec![Mat4::IDENTITY; count];
+    for track in tracks {
+        let Some(joint) = skeleton.joints.get(track.joint) else { continue };
+        let t = sample_vec3(&track.translation, time).unwrap_or(Vec3::ZERO);
+        let r = sample_quat(&track.rotation, time).unwrap_or(Quat::IDENTITY);
+        let s = sample_vec3(&track.scale, time).unwrap_or(Vec3::ONE);
+        if let Some(local) = locals.get_mut(track.joint) {
+            *local = Mat4::from_translation(joint.pivot + t)
+                * Mat4::from_quat(r)
+                * Mat4::from_scale(s)
+                * Mat4::from_translation(-joint.pivot);
+        }
+    }
+    out.clear();
+    out.resize(count, Mat4::IDENTITY);
+    for i in 0..count {
+        let local = locals.get(i).copied().unwrap_or(Mat4::IDENTITY);
+        // Parents precede children in M2 bone tables; a parent at or after the joint is ignored.
+        let parent = skeleton.joints.get(i).and_then(|j| j.parent).filter(|&p| p < i);
+        let parent_world = parent.and_then(|p| out.get(p)).copied().unwrap_or(Mat4::IDENTITY);
+        if let Some(slot) = out.get_mut(i) {
+            *slot = parent_world * local;
+        }
+    }
+}
+
+/// `pos = Σ weight · (joint_matrix · offset)` per source vertex.
+pub fn skin_positions(skin: &SkinWeights, joints: &[Mat4], out: &mut [Vec3]) {
+    for (vertex, &(start, count)) in out.iter_mut().zip(&skin.ranges) {
+        let end = start.saturating_add(count) as usize;
+        let Some(influences) = skin.influences.get(start as usize..end) else { continue };
+        let mut p = Vec3::ZERO;
+        for inf in influences {
+            if let Some(m) = joints.get(inf.joint as usize) {
+                p += m.transform_point3(inf.offset) * inf.weight;
+            }
+        }
+        *vertex = p;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(values: &[(f32, Quat)]) -> Vec<Key<Quat>> {
+        values.iter().map(|&(time, value)| Key { time, value }).collect()
+    }
+
+    #[test]
+    fn quat_sampling_clamps_and_slerps() {
+        let k = keys(&[(0.0, Quat::IDENTITY), (10.0, Quat::from_rotation_y(std::f32::consts::FRAC_PI_2))]);
+        assert!(sample_quat(&k, -5.0).unwrap().abs_diff_eq(Quat::IDENTITY, 1e-6));
+        assert!(sample_quat(&k, 50.0).unwrap().abs_diff_eq(Quat::from_rotation_y(std::f32::consts::FRAC_PI_2), 1e-6));
+        let mid = sample_quat(&k, 5.0).unwrap();
+        assert!(mid.abs_diff_eq(Quat::from_rotation_y(std::f32::consts::FRAC_PI_4), 1e-5));
+    }
+
+    #[test]
+    fn quat_sampling_takes_the_shortest_path() {
+        let a = Quat::from_rotation_y(0.1);
+        let b = -Quat::from_rotation_y(0.3);
+        let k = keys(&[(0.0, a), (1.0, b)]);
+        let mid = sample_quat(&k, 0.5).unwrap();
+        let expected = Quat::from_rotation_y(0.2);
+        assert!(mid.abs_diff_eq(expected, 1e-5) || mid.abs_diff_eq(-expected, 1e-5));
+    }
+
+    #[test]
+    fn visibility_uses_last_key_at_or_before() {
+        let k = vec![Key { time: 2.0, value: false }, Key { time: 5.0, value: true }];
+        assert!(last_at_or_before(&k, 1.0).is_none());
+        assert!(!last_at_or_before(&k, 2.0).unwrap().value);
+        assert!(last_at_or_before(&k, 7.0).unwrap().value);
+    }
+}

@@ -1,0 +1,608 @@
+//! The format-neutral scene every decoder produces and every consumer (renderer, UI, CLI,
+//! exporters) reads. It is shaped like glTF: a node tree with local 4x4 matrices, meshes with
+//! one submesh per material, materials, and animation clips made of channels.
+//!
+//! # Conventions
+//! - Matrices are `glam::Mat4` in glam's column-vector convention (`world * v`). A file's
+//!   row-major, row-vector matrix (translation in elements 12..14) loads as
+//!   `Mat4::from_cols_array` unchanged, because that transpose is exactly the column-vector form.
+//!   `world = parent_world * local`. Matrices are never decomposed (TPW nodes may be sheared).
+//! - The scene is Y-up and right-handed; front faces wind counter-clockwise. Each decoder maps
+//!   its own axes and winding in one place.
+//! - A mesh keeps its *source* positions (as stored, which is what morphs and skins address)
+//!   apart from its *render* vertices; `vertex_source[i]` names the source position of render
+//!   vertex `i`. Formats whose render vertices are their stored vertices use the identity.
+//!
+//! # How each format maps onto it
+//! - **TPW `.md2`**: mesh nodes and transform-only nodes, both [`Node`]s; the vertex-order table
+//!   becomes `vertex_source`; a material per TPW material. Animation files become [`Clip`]s with
+//!   [`Channel::NodeRotation`] (absolute local orientation keys), [`Channel::VertexMorph`]
+//!   (per-source-vertex keys) and [`Channel::UvRamp`] (UV components ramping to an end frame).
+//! - **Quake II `.md2`**: one mesh node; every frame is a [`Channel::FrameMorph`] sample of all
+//!   source positions, grouped into clips by frame name.
+//! - **Quake 3 `.mdr`**: one skinned mesh per surface ([`SkinWeights`], offsets per influence),
+//!   bones as a [`Skeleton`], per-frame bone matrices in [`Channel::BoneFrames`]; tags are nodes
+//!   with [`NodeKind::Tag`] that follow their bone.
+//! - **WoW `.m2`**: skinned meshes per submesh, bones with pivots and TRS key tracks in
+//!   [`Channel::BoneTracks`] (time in milliseconds), UV transforms and colour/alpha channels.
+
+pub mod anim;
+pub mod math;
+
+use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
+use serde::Serialize;
+
+/// Which decoder produced a scene.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum FormatKind {
+    #[serde(rename = "tpw-md2")]
+    TpwMd2,
+    #[serde(rename = "quake2-md2")]
+    Quake2Md2,
+    #[serde(rename = "quake3-mdr")]
+    Quake3Mdr,
+    #[serde(rename = "wow-m2")]
+    WowM2,
+    #[serde(rename = "wow-skin")]
+    WowSkin,
+}
+
+impl FormatKind {
+    /// The short identifier used in `info --json` and error messages.
+    pub fn id(self) -> &'static str {
+        match self {
+            FormatKind::TpwMd2 => "tpw-md2",
+            FormatKind::Quake2Md2 => "quake2-md2",
+            FormatKind::Quake3Mdr => "quake3-mdr",
+            FormatKind::WowM2 => "wow-m2",
+            FormatKind::WowSkin => "wow-skin",
+        }
+    }
+
+    /// A human name for summaries.
+    pub fn label(self) -> &'static str {
+        match self {
+            FormatKind::TpwMd2 => "Theme Park World MD2",
+            FormatKind::Quake2Md2 => "Quake II MD2",
+            FormatKind::Quake3Mdr => "Quake 3 MDR",
+            FormatKind::WowM2 => "World of Warcraft M2",
+            FormatKind::WowSkin => "World of Warcraft skin profile",
+        }
+    }
+}
+
+/// Whether the opened file held geometry or only animation for another file's geometry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SceneKind {
+    Mesh,
+    Animation,
+}
+
+/// A raw, not-yet-understood field kept for people reverse-engineering the format.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RawField {
+    pub name: String,
+    /// Absolute file offset of the field.
+    pub offset: u64,
+    pub value: u64,
+}
+
+impl RawField {
+    pub fn new(name: impl Into<String>, offset: u64, value: u64) -> Self {
+        Self { name: name.into(), offset, value }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeKind {
+    /// A node that carries a mesh.
+    Mesh,
+    /// A transform-only node (TPW dummies).
+    Transform,
+    /// A skeleton joint.
+    Bone,
+    /// An attachment point (MDR tags, M2 attachments) that follows a bone.
+    Tag,
+}
+
+#[derive(Debug, Clone)]
+pub struct Node {
+    pub name: String,
+    pub kind: NodeKind,
+    pub parent: Option<usize>,
+    pub children: Vec<usize>,
+    /// Transform relative to the parent (column-vector convention, see the module doc).
+    pub local: Mat4,
+    pub mesh: Option<usize>,
+    /// For tags and bones: the skeleton joint this node follows.
+    pub joint: Option<(usize, usize)>,
+    pub raw: Vec<RawField>,
+}
+
+impl Node {
+    pub fn new(name: impl Into<String>, kind: NodeKind, local: Mat4) -> Self {
+        Self {
+            name: name.into(),
+            kind,
+            parent: None,
+            children: Vec::new(),
+            local,
+            mesh: None,
+            joint: None,
+            raw: Vec::new(),
+        }
+    }
+}
+
+/// A contiguous range of a mesh's triangles drawn with one material.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Submesh {
+    pub material: Option<usize>,
+    /// Range into `Mesh::triangles`.
+    pub first_triangle: u32,
+    pub triangle_count: u32,
+    /// The render-vertex range the material covers, as the file states it (inclusive end).
+    pub vertex_start: u32,
+    pub vertex_end: u32,
+}
+
+/// Skinning influences of a mesh, per source vertex: `pos = Σ weight · (bone_matrix · offset)`.
+/// Influences of source vertex `v` are `influences[ranges[v].0 .. ranges[v].0 + ranges[v].1]`.
+#[derive(Debug, Clone, Default)]
+pub struct SkinWeights {
+    pub skeleton: usize,
+    pub ranges: Vec<(u32, u32)>,
+    pub influences: Vec<Influence>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Influence {
+    pub joint: u32,
+    pub weight: f32,
+    /// Position in the joint's space (MDR offsets; for M2 the bind position).
+    pub offset: Vec3,
+    /// Normal in the joint's space.
+    pub normal: Vec3,
+}
+
+#[derive(Debug, Clone)]
+pub struct Mesh {
+    pub name: String,
+    /// The node that places this mesh.
+    pub node: Option<usize>,
+    /// Positions as stored in the file, before any reordering; what morphs and skins address.
+    pub source_positions: Vec<Vec3>,
+    /// Per render vertex: index into `source_positions`.
+    pub vertex_source: Vec<u32>,
+    /// Per render vertex.
+    pub uvs: Vec<Vec2>,
+    /// Per render vertex, smooth normals from the rest pose.
+    pub normals: Vec<Vec3>,
+    /// Triangles over render vertices, counter-clockwise front faces.
+    pub triangles: Vec<[u32; 3]>,
+    pub submeshes: Vec<Submesh>,
+    /// Bounds of the source positions in the mesh's own space.
+    pub bounds: Aabb,
+    pub skin: Option<SkinWeights>,
+    pub raw: Vec<RawField>,
+    /// Per-triangle raw values the format stores but nobody understands yet (TPW's leading u16).
+    pub raw_triangle_tags: Vec<u16>,
+}
+
+impl Mesh {
+    /// Render-vertex positions for the rest pose.
+    pub fn render_positions(&self) -> Vec<Vec3> {
+        expand_positions(&self.source_positions, &self.vertex_source)
+    }
+
+    pub fn vertex_count(&self) -> usize {
+        self.vertex_source.len()
+    }
+}
+
+/// Expands source positions to render vertices; out-of-range sources become the origin
+/// (decoders validate them, so this is only a guard).
+pub fn expand_positions(source: &[Vec3], vertex_source: &[u32]) -> Vec<Vec3> {
+    vertex_source
+        .iter()
+        .map(|&s| source.get(s as usize).copied().unwrap_or(Vec3::ZERO))
+        .collect()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Aabb {
+    pub min: Vec3,
+    pub max: Vec3,
+}
+
+impl Aabb {
+    pub const EMPTY: Aabb = Aabb { min: Vec3::splat(f32::INFINITY), max: Vec3::splat(f32::NEG_INFINITY) };
+
+    pub fn from_points<'a>(points: impl IntoIterator<Item = &'a Vec3>) -> Aabb {
+        let mut b = Aabb::EMPTY;
+        for p in points {
+            b.include(*p);
+        }
+        b
+    }
+
+    pub fn include(&mut self, p: Vec3) {
+        if p.is_finite() {
+            self.min = self.min.min(p);
+            self.max = self.max.max(p);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.min.x > self.max.x
+    }
+
+    pub fn center(&self) -> Vec3 {
+        (self.min + self.max) * 0.5
+    }
+
+    pub fn size(&self) -> Vec3 {
+        if self.is_empty() { Vec3::ZERO } else { self.max - self.min }
+    }
+
+    /// The box around this box's eight corners after `m`.
+    pub fn transformed(&self, m: &Mat4) -> Aabb {
+        if self.is_empty() {
+            return *self;
+        }
+        let mut out = Aabb::EMPTY;
+        for i in 0..8 {
+            let c = Vec3::new(
+                if i & 1 == 0 { self.min.x } else { self.max.x },
+                if i & 2 == 0 { self.min.y } else { self.max.y },
+                if i & 4 == 0 { self.min.z } else { self.max.z },
+            );
+            out.include(m.transform_point3(c));
+        }
+        out
+    }
+
+    pub fn union(&self, other: &Aabb) -> Aabb {
+        Aabb { min: self.min.min(other.min), max: self.max.max(other.max) }
+    }
+}
+
+/// How a material's alpha is used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlphaMode {
+    /// Alpha ignored, even where the texture has it.
+    Opaque,
+    /// See-through; the renderer decides per texture between alpha test (cut-out art: mostly
+    /// fully opaque or fully clear texels) and sorted blending (true gradients).
+    SeeThrough,
+    /// Alpha-tested at the given threshold.
+    Mask,
+    /// A fixed blend state (M2 blend modes).
+    Blend(BlendMode),
+}
+
+/// M2's eight blend modes, kept as such so the renderer maps each to a real blend state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlendMode {
+    Opaque,
+    AlphaKey,
+    Alpha,
+    NoAlphaAdd,
+    Add,
+    Mod,
+    Mod2x,
+    BlendAdd,
+}
+
+#[derive(Debug, Clone)]
+pub struct Material {
+    pub name: String,
+    /// The texture name as the file states it (no path resolution here).
+    pub texture: Option<String>,
+    pub alpha: AlphaMode,
+    pub two_sided: bool,
+    pub unlit: bool,
+    pub depth_write: bool,
+    pub base_color: Vec4,
+    /// The format's raw flag word (TPW material flags, M2 render flags).
+    pub flags: u32,
+    pub raw: Vec<RawField>,
+}
+
+impl Material {
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            texture: None,
+            alpha: AlphaMode::Opaque,
+            two_sided: false,
+            unlit: false,
+            depth_write: true,
+            base_color: Vec4::ONE,
+            flags: 0,
+            raw: Vec::new(),
+        }
+    }
+}
+
+/// A joint hierarchy for skinned meshes.
+#[derive(Debug, Clone, Default)]
+pub struct Skeleton {
+    pub name: String,
+    pub joints: Vec<Joint>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Joint {
+    pub name: String,
+    pub parent: Option<usize>,
+    /// M2 pivot point (rotation and scale happen about it).
+    pub pivot: Vec3,
+}
+
+/// A keyframe of type `T` at a (fractional) time in the clip's units.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Key<T> {
+    pub time: f32,
+    pub value: T,
+}
+
+/// Per-source-vertex morph keys: the vertex's absolute position at each key time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VertexMorphTrack {
+    pub source_vertex: u32,
+    pub keys: Vec<Key<Vec3>>,
+}
+
+/// One UV-animation entry: `count` consecutive UV components starting at component `first`
+/// (two components per render vertex, u then v) ramp linearly from `start` at time 0 to `end`
+/// at `end_time`, then hold. The value replaces the stored component.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UvRampEntry {
+    pub first: u32,
+    pub start: Vec<f32>,
+    pub end: Vec<f32>,
+    pub end_time: f32,
+}
+
+/// One animated property of one target.
+#[derive(Debug, Clone)]
+pub enum Channel {
+    /// The node's absolute local orientation (TPW rotation): the animated local matrix is
+    /// `local · U⁻¹ · R(q)` in column-vector terms, where `U` is the orthonormal polar factor
+    /// of the authored 3x3 (`authored_inverse` stores `U⁻¹` padded to 4x4). Scale, shear and
+    /// translation stay exactly as authored.
+    NodeRotation { node: usize, authored_inverse: Mat4, keys: Vec<Key<Quat>> },
+    /// The node's translation relative to its parent replaced by keyed points.
+    NodeTranslation { node: usize, keys: Vec<Key<Vec3>> },
+    /// Node visibility switches: the last key at or before the time decides.
+    NodeVisibility { node: usize, keys: Vec<Key<bool>> },
+    /// Per-source-vertex positions, linearly interpolated (TPW vertex morph).
+    VertexMorph { mesh: usize, tracks: Vec<VertexMorphTrack> },
+    /// Whole-mesh keyframes: `frames[f]` holds every source position at time `times[f]`
+    /// (Quake II); linearly interpolated between neighbouring frames.
+    FrameMorph { mesh: usize, times: Vec<f32>, frames: Vec<Vec<Vec3>> },
+    /// UV components ramping to an end time (TPW UV scroll).
+    UvRamp { mesh: usize, entries: Vec<UvRampEntry> },
+    /// Per-frame joint matrices (MDR), `frames[f][joint]` in model space, blended linearly.
+    BoneFrames { skeleton: usize, times: Vec<f32>, frames: Vec<Vec<Mat4>> },
+    /// Keyed joint TRS about the joint's pivot (M2), times in the clip's units.
+    BoneTracks { skeleton: usize, joints: Vec<JointTracks> },
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct JointTracks {
+    pub joint: usize,
+    pub translation: Vec<Key<Vec3>>,
+    pub rotation: Vec<Key<Quat>>,
+    pub scale: Vec<Key<Vec3>>,
+}
+
+impl Channel {
+    /// A short name of the kind of motion, for the UI and `info`.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Channel::NodeRotation { .. } => "rotation",
+            Channel::NodeTranslation { .. } => "position",
+            Channel::NodeVisibility { .. } => "visibility",
+            Channel::VertexMorph { .. } => "morph",
+            Channel::FrameMorph { .. } => "frame-morph",
+            Channel::UvRamp { .. } => "uv",
+            Channel::BoneFrames { .. } => "bone-frames",
+            Channel::BoneTracks { .. } => "bone-tracks",
+        }
+    }
+}
+
+/// What the file said about one track, whether or not it became channels; for `info` and
+/// the panel.
+#[derive(Debug, Clone, Serialize)]
+pub struct TrackReport {
+    pub index: u32,
+    /// Target index as stored.
+    pub target: u32,
+    pub target_name: Option<String>,
+    /// Channel kinds present: `rotation`, `morph`, `uv`, or `0x…` for undecoded flag bits.
+    pub channels: Vec<String>,
+    pub flags: u32,
+    /// Raw slot pointers, by slot name.
+    pub slots: Vec<(String, u32)>,
+    pub key_counts: Vec<(String, u32)>,
+    /// Why the track (or one of its channels) was not played; `None` when everything decoded.
+    pub skipped: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Clip {
+    pub name: String,
+    /// Where the clip came from (TPW sibling files).
+    pub source: Option<std::path::PathBuf>,
+    /// Clip start and end time in the clip's units (frames, or milliseconds for M2).
+    pub start: f32,
+    pub end: f32,
+    /// Suggested playback rate in units per second.
+    pub rate: f32,
+    pub channels: Vec<Channel>,
+    pub tracks: Vec<TrackReport>,
+    pub warnings: Vec<String>,
+}
+
+impl Clip {
+    pub fn length(&self) -> f32 {
+        (self.end - self.start).max(0.0)
+    }
+}
+
+/// A decoded model, ready for the renderer and the UI.
+#[derive(Debug, Clone)]
+pub struct Scene {
+    pub format: FormatKind,
+    pub kind: SceneKind,
+    pub version: u32,
+    /// The file this scene was opened from.
+    pub path: Option<std::path::PathBuf>,
+    pub nodes: Vec<Node>,
+    pub meshes: Vec<Mesh>,
+    pub materials: Vec<Material>,
+    pub skeletons: Vec<Skeleton>,
+    pub clips: Vec<Clip>,
+    /// The clip to play first (the opened animation file, for instance).
+    pub default_clip: Option<usize>,
+    /// Header fields kept raw for reverse engineers.
+    pub raw: Vec<RawField>,
+    pub warnings: Vec<String>,
+}
+
+impl Scene {
+    pub fn new(format: FormatKind, kind: SceneKind) -> Self {
+        Self {
+            format,
+            kind,
+            version: 0,
+            path: None,
+            nodes: Vec::new(),
+            meshes: Vec::new(),
+            materials: Vec::new(),
+            skeletons: Vec::new(),
+            clips: Vec::new(),
+            default_clip: None,
+            raw: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Indices of root nodes, in order.
+    pub fn roots(&self) -> impl Iterator<Item = usize> + '_ {
+        self.nodes.iter().enumerate().filter(|(_, n)| n.parent.is_none()).map(|(i, _)| i)
+    }
+
+    /// World matrices for the given local matrices (one per node), parents first.
+    /// Parent links are validated acyclic by the decoders; a cycle is broken by treating the
+    /// node as a root, so this always terminates.
+    pub fn world_matrices(&self, locals: &[Mat4]) -> Vec<Mat4> {
+        let n = self.nodes.len();
+        let mut world: Vec<Option<Mat4>> = vec![None; n];
+        for start in 0..n {
+            // Walk up to the first resolved ancestor, then resolve back down.
+            let mut chain = Vec::new();
+            let mut cursor = Some(start);
+            while let Some(i) = cursor {
+                if world.get(i).copied().flatten().is_some() || chain.contains(&i) || chain.len() > n {
+                    break;
+                }
+                chain.push(i);
+                cursor = self.nodes.get(i).and_then(|node| node.parent);
+            }
+            let mut parent_world = cursor.and_then(|i| world.get(i).copied().flatten()).unwrap_or(Mat4::IDENTITY);
+            for &i in chain.iter().rev() {
+                let local = locals.get(i).copied().unwrap_or(Mat4::IDENTITY);
+                parent_world *= local;
+                if let Some(slot) = world.get_mut(i) {
+                    *slot = Some(parent_world);
+                }
+            }
+        }
+        world.into_iter().map(|m| m.unwrap_or(Mat4::IDENTITY)).collect()
+    }
+
+    /// World matrices of the rest pose.
+    pub fn rest_world_matrices(&self) -> Vec<Mat4> {
+        let locals: Vec<Mat4> = self.nodes.iter().map(|n| n.local).collect();
+        self.world_matrices(&locals)
+    }
+
+    /// The bounding box of every mesh in world space, in the rest pose.
+    pub fn bounds(&self) -> Aabb {
+        let world = self.rest_world_matrices();
+        let mut out = Aabb::EMPTY;
+        for mesh in &self.meshes {
+            let m = mesh.node.and_then(|n| world.get(n)).copied().unwrap_or(Mat4::IDENTITY);
+            out = out.union(&mesh.bounds.transformed(&m));
+        }
+        out
+    }
+
+    /// A clip chosen by name, case-insensitively, or by index.
+    pub fn find_clip(&self, wanted: &str) -> Option<usize> {
+        self.clips
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(wanted))
+            .or_else(|| wanted.parse::<usize>().ok().filter(|&i| i < self.clips.len()))
+    }
+}
+
+/// Smooth vertex normals: each triangle's (area-weighted) face normal is accumulated on its
+/// three render vertices, then normalised. Vertices on no triangle get +Y.
+pub fn compute_normals(positions: &[Vec3], triangles: &[[u32; 3]]) -> Vec<Vec3> {
+    let mut normals = vec![Vec3::ZERO; positions.len()];
+    for tri in triangles {
+        let [a, b, c] = tri.map(|i| positions.get(i as usize).copied());
+        if let (Some(a), Some(b), Some(c)) = (a, b, c) {
+            let face = (b - a).cross(c - a);
+            for &i in tri {
+                if let Some(n) = normals.get_mut(i as usize) {
+                    *n += face;
+                }
+            }
+        }
+    }
+    normals.into_iter().map(|n| n.try_normalize().unwrap_or(Vec3::Y)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(parent: Option<usize>, t: Vec3) -> Node {
+        let mut n = Node::new("n", NodeKind::Transform, Mat4::from_translation(t));
+        n.parent = parent;
+        n
+    }
+
+    #[test]
+    fn world_is_parent_times_local() {
+        let mut scene = Scene::new(FormatKind::TpwMd2, SceneKind::Mesh);
+        scene.nodes = vec![node(None, Vec3::X), node(Some(0), Vec3::Y), node(Some(1), Vec3::Z)];
+        let world = scene.rest_world_matrices();
+        assert_eq!(world[2].transform_point3(Vec3::ZERO), Vec3::new(1.0, 1.0, 1.0));
+    }
+
+    #[test]
+    fn world_matrices_survive_a_cycle() {
+        let mut scene = Scene::new(FormatKind::TpwMd2, SceneKind::Mesh);
+        scene.nodes = vec![node(Some(1), Vec3::X), node(Some(0), Vec3::Y)];
+        let world = scene.rest_world_matrices();
+        assert_eq!(world.len(), 2);
+    }
+
+    #[test]
+    fn normals_of_a_ccw_triangle_face_the_viewer() {
+        let p = [Vec3::ZERO, Vec3::X, Vec3::Y];
+        let n = compute_normals(&p, &[[0, 1, 2]]);
+        assert_eq!(n, vec![Vec3::Z; 3]);
+    }
+}
