@@ -32,7 +32,12 @@ pub fn detect(data: &[u8]) -> DecodeResult<FormatKind> {
     MAGIC_TABLE.iter().find(|(magic, _)| magic.as_slice() == head).map(|&(_, kind)| kind).ok_or_else(|| {
         let hex: Vec<String> = head.iter().map(|b| format!("{b:02X}")).collect();
         let ascii: String = head.iter().map(|&b| if b.is_ascii_graphic() { b as char } else { '.' }).collect();
-        DecodeError::invalid("unknown", "magic", 0, format!("not a known model format (first bytes {} \"{ascii}\")", hex.join(" ")))
+        DecodeError::invalid(
+            "unknown",
+            "magic",
+            0,
+            format!("not a known model format (first bytes {} \"{ascii}\")", hex.join(" ")),
+        )
     })
 }
 
@@ -49,7 +54,12 @@ pub enum OpenError {
 pub fn decode_bytes(data: &[u8]) -> DecodeResult<Scene> {
     match detect(data)? {
         FormatKind::TpwMd2 => tpw::decode(data),
-        other => Err(DecodeError::unsupported(other.id(), "magic", 0, format!("{} files are not supported yet", other.label()))),
+        other => Err(DecodeError::unsupported(
+            other.id(),
+            "magic",
+            0,
+            format!("{} files are not supported yet", other.label()),
+        )),
     }
 }
 

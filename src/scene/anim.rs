@@ -79,7 +79,9 @@ impl Pose {
                 Channel::VertexMorph { mesh, tracks } => {
                     if let Some(source) = self.begin_source(scene, *mesh, &mut moved) {
                         for track in tracks {
-                            if let (Some(p), Some(v)) = (sample_vec3(&track.keys, time), source.get_mut(track.source_vertex as usize)) {
+                            if let (Some(p), Some(v)) =
+                                (sample_vec3(&track.keys, time), source.get_mut(track.source_vertex as usize))
+                            {
                                 *v = p;
                             }
                         }
@@ -129,12 +131,16 @@ impl Pose {
 
         // Skinned meshes pose from their skeleton's joints.
         for (index, mesh) in scene.meshes.iter().enumerate() {
-            if let Some(skin) = &mesh.skin {
-                if let Some(joints) = self.joints.get(skin.skeleton).filter(|j| !j.is_empty()) {
-                    let joints = joints.clone();
-                    if let Some(source) = self.begin_source(scene, index, &mut moved) {
-                        skin_positions(skin, &joints, source);
-                    }
+            if let Some(skin) = &mesh.skin
+                && self.joints.get(skin.skeleton).is_some_and(|j| !j.is_empty())
+                && let Some(slot) = self.joints.get_mut(skin.skeleton)
+            {
+                let joints = std::mem::take(slot);
+                if let Some(source) = self.begin_source(scene, index, &mut moved) {
+                    skin_positions(skin, &joints, source);
+                }
+                if let Some(slot) = self.joints.get_mut(skin.skeleton) {
+                    *slot = joints;
                 }
             }
         }
@@ -150,10 +156,10 @@ impl Pose {
             } else {
                 *slot = None;
             }
-            if !uv_moved.get(index).copied().unwrap_or(false) {
-                if let Some(uv) = self.uvs.get_mut(index) {
-                    *uv = None;
-                }
+            if !uv_moved.get(index).copied().unwrap_or(false)
+                && let Some(uv) = self.uvs.get_mut(index)
+            {
+                *uv = None;
             }
         }
 

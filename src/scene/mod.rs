@@ -205,10 +205,7 @@ impl Mesh {
 /// Expands source positions to render vertices; out-of-range sources become the origin
 /// (decoders validate them, so this is only a guard).
 pub fn expand_positions(source: &[Vec3], vertex_source: &[u32]) -> Vec<Vec3> {
-    vertex_source
-        .iter()
-        .map(|&s| source.get(s as usize).copied().unwrap_or(Vec3::ZERO))
-        .collect()
+    vertex_source.iter().map(|&s| source.get(s as usize).copied().unwrap_or(Vec3::ZERO)).collect()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -132,11 +132,15 @@ pub fn decode_anim(r: &Reader) -> DecodeResult<AnimFile> {
     for position in 0..u64::from(file.track_count) {
         let track = read_track(r, table.record(position), position as u32)?;
         if track.stored_index != track.position {
-            file.warnings.push(format!("track {}: stores index {}, expected {}", track.position, track.stored_index, track.position));
+            file.warnings.push(format!(
+                "track {}: stores index {}, expected {}",
+                track.position, track.stored_index, track.position
+            ));
         }
         file.tracks.push(track);
     }
-    let key_sum: u32 = file.tracks.iter().filter_map(|t| t.rotation.as_ref()?.as_ref().ok()).map(|k| k.len() as u32).sum();
+    let key_sum: u32 =
+        file.tracks.iter().filter_map(|t| t.rotation.as_ref()?.as_ref().ok()).map(|k| k.len() as u32).sum();
     if key_sum != u32::from(file.rotation_key_sum) {
         file.warnings.push(format!(
             "rotation key sum in the block is {}, the tracks hold {key_sum} readable keys",
@@ -215,10 +219,10 @@ fn read_rotation(r: &Reader, offset: u64, count: u16) -> Result<Vec<RotationKey>
         if !quat.is_finite() || (quat.length() - 1.0).abs() > 0.01 {
             return Err(format!("rotation key {i} at {at:#x} is not a unit quaternion (length {:.4})", quat.length()));
         }
-        if let Some(prev) = keys.last().map(|k: &RotationKey| k.frame) {
-            if frame <= prev {
-                return Err(format!("rotation key {i} at {at:#x}: frame {frame} does not ascend past {prev}"));
-            }
+        if let Some(prev) = keys.last().map(|k: &RotationKey| k.frame)
+            && frame <= prev
+        {
+            return Err(format!("rotation key {i} at {at:#x}: frame {frame} does not ascend past {prev}"));
         }
         keys.push(RotationKey { frame, flags, quat });
     }
@@ -253,12 +257,21 @@ fn read_morph(r: &Reader, descriptor: u64) -> Result<Vec<MorphRecord>, String> {
         r.table(channel_offset, channels, 2, "morph channel ids").map_err(e)?;
         r.table(frame_offset, keys, 2, "morph frame indices").map_err(e)?;
         r.table(value_offset, value_count, 4, "morph values").map_err(e)?;
-        let ids = (0..channels).map(|k| r.u16(channel_offset + 2 * k, "morph channel id")).collect::<DecodeResult<Vec<_>>>().map_err(e)?;
-        let frames = (0..keys).map(|k| r.u16(frame_offset + 2 * k, "morph frame")).collect::<DecodeResult<Vec<_>>>().map_err(e)?;
+        let ids = (0..channels)
+            .map(|k| r.u16(channel_offset + 2 * k, "morph channel id"))
+            .collect::<DecodeResult<Vec<_>>>()
+            .map_err(e)?;
+        let frames = (0..keys)
+            .map(|k| r.u16(frame_offset + 2 * k, "morph frame"))
+            .collect::<DecodeResult<Vec<_>>>()
+            .map_err(e)?;
         if frames.windows(2).any(|w| matches!(w, [a, b] if b < a)) {
             return Err(format!("morph record {i} at {at:#x}: frame indices do not ascend"));
         }
-        let values = (0..value_count).map(|k| r.u32(value_offset + 4 * k, "morph value")).collect::<DecodeResult<Vec<_>>>().map_err(e)?;
+        let values = (0..value_count)
+            .map(|k| r.u32(value_offset + 4 * k, "morph value"))
+            .collect::<DecodeResult<Vec<_>>>()
+            .map_err(e)?;
         records.push(MorphRecord { channels: ids, frames, values });
     }
     Ok(records)
@@ -275,7 +288,8 @@ fn read_uv(r: &Reader, descriptor: u64) -> Result<Vec<UvEntry>, String> {
     let c = u64::from(r.u32(descriptor + 8, "UV component count").map_err(e)?);
     let duration_offset = u64::from(r.u32(descriptor + 12, "UV duration table").map_err(e)?);
     let value_offset = u64::from(r.u32(descriptor + 16, "UV value table").map_err(e)?);
-    if index_offset.checked_add(n * 4) != Some(value_offset) || value_offset.checked_add(c * 8) != Some(duration_offset) {
+    if index_offset.checked_add(n * 4) != Some(value_offset) || value_offset.checked_add(c * 8) != Some(duration_offset)
+    {
         return Err(format!(
             "UV tables are not contiguous: index {index_offset:#x} + 4x{n} should reach values {value_offset:#x}, which + 8x{c} should reach durations {duration_offset:#x}"
         ));
@@ -293,7 +307,8 @@ fn read_uv(r: &Reader, descriptor: u64) -> Result<Vec<UvEntry>, String> {
         }
         let base = value_offset + consumed * 8;
         let start = (0..count).map(|k| r.f32(base + 4 * k, "UV start")).collect::<DecodeResult<Vec<_>>>().map_err(e)?;
-        let end = (0..count).map(|k| r.f32(base + 4 * (count + k), "UV end")).collect::<DecodeResult<Vec<_>>>().map_err(e)?;
+        let end =
+            (0..count).map(|k| r.f32(base + 4 * (count + k), "UV end")).collect::<DecodeResult<Vec<_>>>().map_err(e)?;
         if start.iter().chain(&end).any(|v| !v.is_finite()) {
             return Err(format!("UV entry {i}: value is not finite"));
         }
@@ -377,7 +392,8 @@ pub fn bind(file: &AnimFile, model: Option<&TpwModel>, name: &str, source: Optio
             }
         }
         if played == 0 && reasons.is_empty() {
-            let listed = if report.channels.is_empty() { "no channel flags".to_string() } else { report.channels.join(", ") };
+            let listed =
+                if report.channels.is_empty() { "no channel flags".to_string() } else { report.channels.join(", ") };
             reasons.push(format!("no decoded channel to play (carries {listed})"));
         }
         if !reasons.is_empty() {
@@ -404,7 +420,13 @@ fn key_counts(track: &RawTrack) -> Vec<(String, u32)> {
     counts
 }
 
-fn bind_track(track: &RawTrack, model: &TpwModel, channels: &mut Vec<Channel>, reasons: &mut Vec<String>, played: &mut u32) {
+fn bind_track(
+    track: &RawTrack,
+    model: &TpwModel,
+    channels: &mut Vec<Channel>,
+    reasons: &mut Vec<String>,
+    played: &mut u32,
+) {
     let scene = &model.scene;
     let target = usize::from(track.target);
     let node_count = scene.nodes.len();
@@ -431,7 +453,9 @@ fn bind_track(track: &RawTrack, model: &TpwModel, channels: &mut Vec<Channel>, r
     if let Some(morph) = &track.morph {
         match (morph, mesh_target) {
             (Err(reason), _) => reasons.push(format!("morph: {reason}")),
-            (Ok(_), None) => reasons.push(format!("morph: target {target} is not one of the model's {mesh_count} meshes")),
+            (Ok(_), None) => {
+                reasons.push(format!("morph: target {target} is not one of the model's {mesh_count} meshes"))
+            }
             (Ok(records), Some(mesh)) => match bind_morph(records, model, target, mesh) {
                 Ok(channel) => {
                     channels.push(channel);

@@ -8,7 +8,7 @@ use super::layout::*;
 use crate::formats::error::DecodeResult;
 use crate::formats::reader::{Reader, Table};
 use crate::scene::{
-    AlphaMode, Mesh, Material, Node, NodeKind, RawField, Scene, Submesh, compute_normals, math::is_sheared,
+    AlphaMode, Material, Mesh, Node, NodeKind, RawField, Scene, Submesh, compute_normals, math::is_sheared,
 };
 
 /// What animation binding needs from each mesh beyond the scene: the file's own counts and
@@ -141,7 +141,9 @@ fn resolve_links(tables: &NodeTables, links: &[[u32; 3]], scene: &mut Scene) {
         let name = scene.nodes.get(index).map(|n| n.name.clone()).unwrap_or_default();
         for (label, value) in [("sibling", sibling), ("first-child", child)] {
             if value != 0 && tables.index_of(u64::from(value)).is_none() {
-                scene.warnings.push(format!("node {index} ({name}): {label} link {value:#x} lands in neither node table; ignored"));
+                scene.warnings.push(format!(
+                    "node {index} ({name}): {label} link {value:#x} lands in neither node table; ignored"
+                ));
             }
         }
         if parent == 0 {
@@ -176,10 +178,10 @@ fn resolve_links(tables: &NodeTables, links: &[[u32; 3]], scene: &mut Scene) {
         }
     }
     for index in 0..count {
-        if let Some(p) = scene.nodes.get(index).and_then(|n| n.parent) {
-            if let Some(parent) = scene.nodes.get_mut(p) {
-                parent.children.push(index);
-            }
+        if let Some(p) = scene.nodes.get(index).and_then(|n| n.parent)
+            && let Some(parent) = scene.nodes.get_mut(p)
+        {
+            parent.children.push(index);
         }
     }
 }
@@ -196,7 +198,10 @@ impl TextureTables {
         let frame_offset = u64::from(r.u32(HDR_FRAME_TABLE, "frame table offset")?);
         let data_offset = u64::from(r.u32(HDR_FRAME_DATA_TABLE, "frame data table offset")?);
         let (frames, frame_data) = if count == 0 {
-            (Table { offset: frame_offset, count: 0, stride: FRAME_ENTRY_SIZE }, Table { offset: data_offset, count: 0, stride: FRAME_DATA_SIZE })
+            (
+                Table { offset: frame_offset, count: 0, stride: FRAME_ENTRY_SIZE },
+                Table { offset: data_offset, count: 0, stride: FRAME_DATA_SIZE },
+            )
         } else {
             (
                 r.table(frame_offset, count, FRAME_ENTRY_SIZE, "frame table")?,
@@ -291,7 +296,11 @@ fn decode_mesh(
             let at = offset + 2 + 2 * k as u64;
             let v = r.u16(at, "face vertex index")?;
             if u64::from(v) >= order_length {
-                return Err(r.invalid("face data", at, format!("face {i} names vertex {v}, but the mesh has {order_length} reordered vertices")));
+                return Err(r.invalid(
+                    "face data",
+                    at,
+                    format!("face {i} names vertex {v}, but the mesh has {order_length} reordered vertices"),
+                ));
             }
             *corner = u32::from(v);
         }
@@ -328,7 +337,10 @@ fn decode_mesh(
             continue;
         }
         if range.is_none() {
-            warnings.push(format!("{name}: {} triangles lie in no material's vertex range; drawn untextured", bucket.len()));
+            warnings.push(format!(
+                "{name}: {} triangles lie in no material's vertex range; drawn untextured",
+                bucket.len()
+            ));
         }
         let (vertex_start, vertex_end) = range.unwrap_or((0, 0));
         submeshes.push(Submesh {

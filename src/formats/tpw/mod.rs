@@ -31,7 +31,11 @@ pub struct TpwModel {
 
 fn header_raw(r: &Reader) -> DecodeResult<Vec<RawField>> {
     let mut raw = vec![
-        RawField::new("animation format version", HDR_ANIM_VERSION, u64::from(r.u32(HDR_ANIM_VERSION, "animation version")?)),
+        RawField::new(
+            "animation format version",
+            HDR_ANIM_VERSION,
+            u64::from(r.u32(HDR_ANIM_VERSION, "animation version")?),
+        ),
         RawField::new("unknown 0x0C", 0x0C, u64::from(r.u32(0x0C, "unknown 0x0C")?)),
         RawField::new("flags 0x30", HDR_FLAGS, u64::from(r.u8(HDR_FLAGS, "flags")?)),
         RawField::new("frame count", HDR_FRAME_COUNT, u64::from(r.u16(HDR_FRAME_COUNT, "frame count")?)),
@@ -54,7 +58,11 @@ pub fn decode_model(data: &[u8]) -> DecodeResult<TpwModel> {
     }
     let version = r.u32(HDR_VERSION, "version")?;
     if version > MAX_VERSION {
-        return Err(r.invalid("version", HDR_VERSION, format!("{version:#x} is above the engine's limit {MAX_VERSION:#x}")));
+        return Err(r.invalid(
+            "version",
+            HDR_VERSION,
+            format!("{version:#x} is above the engine's limit {MAX_VERSION:#x}"),
+        ));
     }
     let mesh_table = r.u32(HDR_MESH_TABLE, "mesh table offset")?;
     let kind = if mesh_table == 0 { SceneKind::Animation } else { SceneKind::Mesh };
@@ -115,12 +123,16 @@ pub fn open(path: &Path, data: &[u8]) -> DecodeResult<Scene> {
                 Ok(m) if m.scene.kind == SceneKind::Mesh => m,
                 Ok(_) => {
                     let mut scene = opened.scene;
-                    scene.warnings.push(format!("base model {} is itself an animation; nothing to pose", base_path.display()));
+                    scene
+                        .warnings
+                        .push(format!("base model {} is itself an animation; nothing to pose", base_path.display()));
                     return Ok(scene);
                 }
                 Err(e) => {
                     let mut scene = opened.scene;
-                    scene.warnings.push(format!("base model {} failed to decode ({e}); nothing to pose", base_path.display()));
+                    scene
+                        .warnings
+                        .push(format!("base model {} failed to decode ({e}); nothing to pose", base_path.display()));
                     return Ok(scene);
                 }
             };
@@ -146,7 +158,9 @@ fn attach_siblings(base_path: &Path, model: &mut TpwModel, selected: Option<&Pat
         let r = Reader::new(&data, FORMAT);
         let decoded = decode_model(&data).and_then(|m| match m.scene.kind {
             SceneKind::Animation => anim::decode_anim(&r),
-            SceneKind::Mesh => Err(r.invalid("mesh table offset", HDR_MESH_TABLE, "a mesh file named like an animation")),
+            SceneKind::Mesh => {
+                Err(r.invalid("mesh table offset", HDR_MESH_TABLE, "a mesh file named like an animation"))
+            }
         });
         match decoded {
             Ok(file) => {

@@ -53,10 +53,8 @@ pub fn animations_in(files: &[PathBuf], base_stem: &str) -> Vec<PathBuf> {
 pub fn base_model(anim: &Path) -> Option<PathBuf> {
     let anim_stem = stem(anim)?;
     let (base, _) = split_anim_stem(&anim_stem)?;
-    let mut candidates: Vec<PathBuf> = folder_files(anim)
-        .into_iter()
-        .filter(|p| stem(p).is_some_and(|s| s.eq_ignore_ascii_case(base)))
-        .collect();
+    let mut candidates: Vec<PathBuf> =
+        folder_files(anim).into_iter().filter(|p| stem(p).is_some_and(|s| s.eq_ignore_ascii_case(base))).collect();
     candidates.sort();
     candidates.into_iter().next()
 }
@@ -95,7 +93,10 @@ mod tests {
     #[test]
     fn sorts_numerically_and_matches_case_insensitively() {
         let files: Vec<PathBuf> =
-            ["GATEm10.md2", "gateM2.MD2", "gate.MD2", "gatem1.MD2", "gatepostM1.MD2", "other.md2"].iter().map(PathBuf::from).collect();
+            ["GATEm10.md2", "gateM2.MD2", "gate.MD2", "gatem1.MD2", "gatepostM1.MD2", "other.md2"]
+                .iter()
+                .map(PathBuf::from)
+                .collect();
         let found = animations_in(&files, "gate");
         let names: Vec<String> = found.iter().map(|p| p.display().to_string()).collect();
         assert_eq!(names, ["gatem1.MD2", "gateM2.MD2", "GATEm10.md2"]);
