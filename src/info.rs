@@ -1,1 +1,323 @@
-//! Summaries.
+//! The summary of a decoded scene that `mdview info` prints (as text or JSON) and the viewer's
+//! panel shows: format, node tree, meshes with their materials, clips with their tracks, and
+//! warnings. It reads only the format-neutral scene.
+
+use serde::Serialize;
+
+use crate::scene::{AlphaMode, NodeKind, RawField, Scene, SceneKind, TrackReport, math::is_sheared};
+
+#[derive(Debug, Serialize)]
+pub struct Summary {
+    pub path: Option<String>,
+    pub format: &'static str,
+    pub format_name: &'static str,
+    pub kind: SceneKind,
+    pub version: u32,
+    pub nodes: Vec<NodeSummary>,
+    pub meshes: Vec<MeshSummary>,
+    /// Every clip the model has (TPW sibling animations, Quake II frame groups...).
+    pub clips: Vec<ClipSummary>,
+    /// The clip of the opened animation file, when one was opened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clip: Option<String>,
+    /// Length in frames of the opened animation's clip.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frames: Option<f32>,
+    /// Tracks of the opened animation's clip.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tracks: Option<Vec<TrackSummary>>,
+    pub raw: Vec<RawField>,
+    pub warnings: Vec<String>,
+    /// Decode time measured inside the process, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decode_ms: Option<f64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct NodeSummary {
+    pub index: usize,
+    pub name: String,
+    pub kind: NodeKind,
+    pub parent: Option<usize>,
+    pub mesh: Option<usize>,
+    pub sheared: bool,
+    /// Local matrix, row-major with translation in elements 12..14 (as TPW stores it).
+    pub local: [f32; 16],
+}
+
+#[derive(Debug, Serialize)]
+pub struct MeshSummary {
+    pub name: String,
+    pub node: Option<usize>,
+    /// Vertices as stored (source positions).
+    pub vertices: usize,
+    pub faces: usize,
+    /// Texture coordinates (one per render vertex).
+    pub uvs: usize,
+    pub materials: Vec<MaterialSummary>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct MaterialSummary {
+    pub texture: Option<String>,
+    pub flags: u32,
+    pub see_through: bool,
+    pub start: u32,
+    pub end: u32,
+    pub triangles: u32,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ClipSummary {
+    pub name: String,
+    pub source: Option<String>,
+    pub frames: f32,
+    pub rate: f32,
+    pub tracks: usize,
+    pub playing: usize,
+    pub skipped: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct TrackSummary {
+    pub index: u32,
+    pub target: u32,
+    pub target_name: Option<String>,
+    pub channels: Vec<String>,
+    pub flags: u32,
+    pub slots: Vec<(String, u32)>,
+    pub key_counts: Vec<(String, u32)>,
+    pub skipped: Option<String>,
+}
+
+impl From<&TrackReport> for TrackSummary {
+    fn from(t: &TrackReport) -> Self {
+        Self {
+            index: t.index,
+            target: t.target,
+            target_name: t.target_name.clone(),
+            channels: t.channels.clone(),
+            flags: t.flags,
+            slots: t.slots.clone(),
+            key_counts: t.key_counts.clone(),
+            skipped: t.skipped.clone(),
+        }
+    }
+}
+
+impl Summary {
+    pub fn of(scene: &Scene) -> Summary {
+        let nodes = scene
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(index, n)| NodeSummary {
+                index,
+                name: n.name.clone(),
+                kind: n.kind,
+                parent: n.parent,
+                mesh: n.mesh,
+                sheared: is_sheared(&n.local),
+                local: n.local.to_cols_array(),
+            })
+            .collect();
+        let meshes = scene
+            .meshes
+            .iter()
+            .map(|m| MeshSummary {
+                name: m.name.clone(),
+                node: m.node,
+                vertices: m.source_positions.len(),
+                faces: m.triangles.len(),
+                uvs: m.uvs.len(),
+                materials: m
+                    .submeshes
+                    .iter()
+                    .filter_map(|s| {
+                        let material = scene.materials.get(s.material?)?;
+                        Some(MaterialSummary {
+                            texture: material.texture.clone(),
+                            flags: material.flags,
+                            see_through: material.alpha != AlphaMode::Opaque,
+                            start: s.vertex_start,
+                            end: s.vertex_end,
+                            triangles: s.triangle_count,
+                        })
+                    })
+                    .collect(),
+            })
+            .collect();
+        let clips = scene
+            .clips
+            .iter()
+            .map(|c| ClipSummary {
+                name: c.name.clone(),
+                source: c.source.as_ref().map(|p| p.display().to_string()),
+                frames: c.length(),
+                rate: c.rate,
+                tracks: c.tracks.len(),
+                playing: c.tracks.iter().filter(|t| t.skipped.is_none()).count(),
+                skipped: c.tracks.iter().filter(|t| t.skipped.is_some()).count(),
+            })
+            .collect();
+        let opened = (scene.kind == SceneKind::Animation).then(|| scene.default_clip.and_then(|c| scene.clips.get(c))).flatten();
+        let mut warnings = scene.warnings.clone();
+        if let Some(clip) = opened {
+            warnings.extend(clip.warnings.iter().map(|w| format!("{}: {w}", clip.name)));
+        }
+        Summary {
+            path: scene.path.as_ref().map(|p| p.display().to_string()),
+            format: scene.format.id(),
+            format_name: scene.format.label(),
+            kind: scene.kind,
+            version: scene.version,
+            nodes,
+            meshes,
+            clips,
+            clip: opened.map(|c| c.name.clone()),
+            frames: opened.map(|c| c.length()),
+            tracks: opened.map(|c| c.tracks.iter().map(TrackSummary::from).collect()),
+            raw: scene.raw.clone(),
+            warnings,
+            decode_ms: None,
+        }
+    }
+
+    /// The human-readable report `mdview info` prints.
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        let kind = match self.kind {
+            SceneKind::Mesh => "mesh file",
+            SceneKind::Animation => "animation file",
+        };
+        let _ = writeln!(out, "{}", self.path.as_deref().unwrap_or("<memory>"));
+        let _ = writeln!(out, "  format:  {} ({}), version {:#x}, {kind}", self.format_name, self.format, self.version);
+        if let Some(ms) = self.decode_ms {
+            let _ = writeln!(out, "  decode took {ms:.3} ms");
+        }
+        let sheared = self.nodes.iter().filter(|n| n.sheared).count();
+        let _ = writeln!(out, "\nNodes ({}, {} meshes, {sheared} sheared):", self.nodes.len(), self.meshes.len());
+        let roots: Vec<usize> = self.nodes.iter().filter(|n| n.parent.is_none()).map(|n| n.index).collect();
+        for root in roots {
+            self.node_tree_text(&mut out, root, 1, 0);
+        }
+        if !self.meshes.is_empty() {
+            let _ = writeln!(out, "\nMeshes:");
+        }
+        for (i, m) in self.meshes.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "  [{i}] {}: {} vertices, {} faces, {} UVs, {} materials",
+                m.name,
+                m.vertices,
+                m.faces,
+                m.uvs,
+                m.materials.len()
+            );
+            for (k, mat) in m.materials.iter().enumerate() {
+                let texture = mat.texture.as_deref().map(|t| format!("\"{t}\"")).unwrap_or_else(|| "none".into());
+                let bits: Vec<String> =
+                    (0..32).map(|b| 1u32 << b).filter(|b| mat.flags & b != 0).map(|b| format!("{b:#04x}")).collect();
+                let _ = writeln!(
+                    out,
+                    "      material {k}: texture {texture}, flags {:#04x} [{}], {}, vertices {}..={}, {} triangles",
+                    mat.flags,
+                    bits.join(" "),
+                    if mat.see_through { "see-through" } else { "opaque" },
+                    mat.start,
+                    mat.end,
+                    mat.triangles
+                );
+            }
+        }
+        if !self.clips.is_empty() {
+            let _ = writeln!(out, "\nAnimations:");
+            for c in &self.clips {
+                let marker = if self.clip.as_deref() == Some(c.name.as_str()) { "*" } else { " " };
+                let _ = writeln!(
+                    out,
+                    " {marker}{}: {} frames at {} fps, {} tracks ({} playing, {} skipped){}",
+                    c.name,
+                    c.frames,
+                    c.rate,
+                    c.tracks,
+                    c.playing,
+                    c.skipped,
+                    c.source.as_deref().map(|s| format!("  [{s}]")).unwrap_or_default()
+                );
+            }
+        }
+        if let (Some(tracks), Some(frames)) = (&self.tracks, self.frames) {
+            let _ = writeln!(out, "\nClip {}: {frames} frames, {} tracks", self.clip.as_deref().unwrap_or("?"), tracks.len());
+            for t in tracks {
+                let target = match &t.target_name {
+                    Some(name) => format!("{} ({name})", t.target),
+                    None => t.target.to_string(),
+                };
+                let keys: Vec<String> = t.key_counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
+                let slots: Vec<String> =
+                    t.slots.iter().filter(|(_, v)| *v != 0).map(|(k, v)| format!("{k}={v:#x}")).collect();
+                let _ = writeln!(
+                    out,
+                    "  track {}: target {target}, flags {:#x}, channels [{}]",
+                    t.index,
+                    t.flags,
+                    t.channels.join(", ")
+                );
+                if !keys.is_empty() {
+                    let _ = writeln!(out, "      keys: {}", keys.join(", "));
+                }
+                if !slots.is_empty() {
+                    let _ = writeln!(out, "      slots: {}", slots.join(" "));
+                }
+                match &t.skipped {
+                    Some(reason) => {
+                        let _ = writeln!(out, "      SKIPPED: {reason}");
+                    }
+                    None => {
+                        let _ = writeln!(out, "      plays");
+                    }
+                }
+            }
+        }
+        let _ = writeln!(out, "\nWarnings ({}):", self.warnings.len());
+        if self.warnings.is_empty() {
+            let _ = writeln!(out, "  none");
+        }
+        for w in &self.warnings {
+            let _ = writeln!(out, "  - {w}");
+        }
+        out
+    }
+
+    fn node_tree_text(&self, out: &mut String, index: usize, depth: usize, guard: usize) {
+        use std::fmt::Write;
+        let Some(node) = self.nodes.get(index) else { return };
+        if guard > self.nodes.len() {
+            return;
+        }
+        let what = match (node.kind, node.mesh) {
+            (_, Some(m)) => format!("mesh {m}"),
+            (NodeKind::Transform, None) => "transform-only".to_string(),
+            (NodeKind::Bone, None) => "bone".to_string(),
+            (NodeKind::Tag, None) => "tag".to_string(),
+            (NodeKind::Mesh, None) => "empty".to_string(),
+        };
+        let t = [node.local[12], node.local[13], node.local[14]];
+        let _ = writeln!(
+            out,
+            "{}{} {}  ({what}{}) local ({:.2}, {:.2}, {:.2})",
+            "  ".repeat(depth),
+            node.index,
+            node.name,
+            if node.sheared { ", SHEARED" } else { "" },
+            t[0],
+            t[1],
+            t[2]
+        );
+        for child in self.nodes.iter().filter(|n| n.parent == Some(index)) {
+            self.node_tree_text(out, child.index, depth + 1, guard + 1);
+        }
+    }
+}

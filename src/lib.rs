@@ -7,4 +7,5 @@
 pub mod export;
 pub mod formats;
 pub mod info;
+pub mod scan;
 pub mod scene;

@@ -429,6 +429,8 @@ pub struct TrackReport {
     /// Raw slot pointers, by slot name.
     pub slots: Vec<(String, u32)>,
     pub key_counts: Vec<(String, u32)>,
+    /// Each channel that could not play, as `kind: reason`.
+    pub reasons: Vec<String>,
     /// Why the track (or one of its channels) was not played; `None` when everything decoded.
     pub skipped: Option<String>,
 }
@@ -542,14 +544,38 @@ impl Scene {
         }
         out
     }
+}
 
-    /// A clip chosen by name, case-insensitively, or by index.
-    pub fn find_clip(&self, wanted: &str) -> Option<usize> {
-        self.clips
-            .iter()
-            .position(|c| c.name.eq_ignore_ascii_case(wanted))
-            .or_else(|| wanted.parse::<usize>().ok().filter(|&i| i < self.clips.len()))
+/// Finds the clip a user asked for: a clip name (`M1`, `run`), a clip's source file name
+/// (`gateM1.MD2`), or a path to that file; all case-insensitive. The error lists the choices.
+pub fn resolve_clip(scene: &Scene, wanted: &str) -> Result<usize, String> {
+    if let Some(i) = scene.clips.iter().position(|c| c.name.eq_ignore_ascii_case(wanted)) {
+        return Ok(i);
     }
+    let wanted_path = std::path::Path::new(wanted);
+    let wanted_file = wanted_path.file_name().map(|n| n.to_string_lossy().to_lowercase());
+    let wanted_canonical = wanted_path.canonicalize().ok();
+    for (i, clip) in scene.clips.iter().enumerate() {
+        let Some(source) = &clip.source else { continue };
+        if wanted_canonical.is_some() && source.canonicalize().ok() == wanted_canonical {
+            return Ok(i);
+        }
+        let file = source.file_name().map(|n| n.to_string_lossy().to_lowercase());
+        if wanted_file.is_some() && file == wanted_file && wanted_path.components().count() == 1 {
+            return Ok(i);
+        }
+    }
+    if let Ok(i) = wanted.parse::<usize>()
+        && i < scene.clips.len()
+    {
+        return Ok(i);
+    }
+    let names: Vec<&str> = scene.clips.iter().map(|c| c.name.as_str()).collect();
+    Err(if names.is_empty() {
+        format!("animation '{wanted}' not found: this model has no animations")
+    } else {
+        format!("animation '{wanted}' not found; this model has: {}", names.join(", "))
+    })
 }
 
 /// Smooth vertex normals: each triangle's (area-weighted) face normal is accumulated on its

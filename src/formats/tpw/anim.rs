@@ -57,16 +57,30 @@ pub struct RawTrack {
     pub uv: Option<Result<Vec<UvEntry>, String>>,
 }
 
+/// Whether the animation block could be read, and if not, why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BlockStatus {
+    #[default]
+    Readable,
+    /// The animation format version at 0x08 is not 0xCB; the engine discards the block.
+    WrongVersion,
+    /// The pointer at 0x98 is 0.
+    NoBlock,
+    /// The pointer at 0x98 lands outside the file.
+    Unreadable,
+    /// `tableOffset + trackCount*64 != blockOffset`.
+    IdentityFailed,
+}
+
 /// A decoded animation file.
 #[derive(Debug, Clone, Default)]
 pub struct AnimFile {
+    pub status: BlockStatus,
     pub block_offset: u32,
     pub last_frame: u32,
     pub rotation_key_sum: u16,
     pub track_count: u16,
     pub table_offset: u32,
-    /// Whether `tableOffset + trackCount*64 == blockOffset` held.
-    pub identity_ok: bool,
     pub tracks: Vec<RawTrack>,
     pub warnings: Vec<String>,
 }
@@ -104,15 +118,18 @@ pub fn decode_anim(r: &Reader) -> DecodeResult<AnimFile> {
         file.warnings.push(format!(
             "animation format version at 0x08 is {anim_version:#x}, not {ANIM_VERSION:#x}; the engine discards the animation"
         ));
+        file.status = BlockStatus::WrongVersion;
         return Ok(file);
     }
     if block == 0 {
         file.warnings.push("no animation block (pointer at 0x98 is 0)".into());
+        file.status = BlockStatus::NoBlock;
         return Ok(file);
     }
     let block = u64::from(block);
     if let Err(e) = r.bytes(block, ANIM_BLOCK_SIZE, "animation block") {
         file.warnings.push(format!("animation block unreadable: {e}; no animation"));
+        file.status = BlockStatus::Unreadable;
         return Ok(file);
     }
     file.last_frame = r.u32(block + ANIM_LAST_FRAME, "last frame")?;
@@ -120,12 +137,12 @@ pub fn decode_anim(r: &Reader) -> DecodeResult<AnimFile> {
     file.track_count = r.u16(block + ANIM_TRACK_COUNT, "track count")?;
     file.table_offset = r.u32(block + ANIM_TRACK_TABLE, "track table offset")?;
     let table_end = u64::from(file.table_offset) + u64::from(file.track_count) * TRACK_SIZE;
-    file.identity_ok = table_end == block;
-    if !file.identity_ok {
+    if table_end != block {
         file.warnings.push(format!(
             "track table fails the identity check: table {:#x} + {} tracks x 64 = {table_end:#x}, but the animation block is at {block:#x}; no readable animation",
             file.table_offset, file.track_count
         ));
+        file.status = BlockStatus::IdentityFailed;
         return Ok(file);
     }
     let table = r.table(u64::from(file.table_offset), u64::from(file.track_count), TRACK_SIZE, "track table")?;
@@ -379,6 +396,7 @@ pub fn bind(file: &AnimFile, model: Option<&TpwModel>, name: &str, source: Optio
             flags: track.flags,
             slots: track.slots.clone(),
             key_counts: key_counts(track),
+            reasons: Vec::new(),
             skipped: None,
         };
         let mut reasons = Vec::new();
@@ -399,6 +417,7 @@ pub fn bind(file: &AnimFile, model: Option<&TpwModel>, name: &str, source: Optio
         if !reasons.is_empty() {
             report.skipped = Some(reasons.join("; "));
         }
+        report.reasons = reasons;
         clip.tracks.push(report);
     }
     clip

@@ -48,9 +48,14 @@ fn header_raw(r: &Reader) -> DecodeResult<Vec<RawField>> {
     Ok(raw)
 }
 
-/// Decodes one file on its own. A mesh file yields its node tree; an animation file yields a
-/// scene with no nodes and one clip whose tracks are unbound (no base model to pose).
-pub fn decode_model(data: &[u8]) -> DecodeResult<TpwModel> {
+/// One TPW file, as its header says: a mesh, or an animation of another file's meshes.
+pub enum TpwFile {
+    Mesh(TpwModel),
+    Anim { scene: Scene, anim: anim::AnimFile },
+}
+
+/// Decodes one file into its raw form (see [`TpwFile`]).
+pub fn decode_file(data: &[u8]) -> DecodeResult<TpwFile> {
     let r = Reader::new(data, FORMAT);
     let magic = r.bytes(0, 4, "magic")?;
     if magic != MAGIC {
@@ -69,18 +74,27 @@ pub fn decode_model(data: &[u8]) -> DecodeResult<TpwModel> {
     let mut scene = Scene::new(FormatKind::TpwMd2, kind);
     scene.version = version;
     scene.raw = header_raw(&r)?;
-    let meshes = match kind {
-        SceneKind::Mesh => mesh::decode_meshes(&r, &mut scene)?,
-        SceneKind::Animation => {
-            let file = anim::decode_anim(&r)?;
-            let clip = anim::bind(&file, None, "animation", None);
-            scene.warnings.extend(file.warnings.iter().cloned());
+    Ok(match kind {
+        SceneKind::Mesh => {
+            let meshes = mesh::decode_meshes(&r, &mut scene)?;
+            TpwFile::Mesh(TpwModel { scene, meshes })
+        }
+        SceneKind::Animation => TpwFile::Anim { scene, anim: anim::decode_anim(&r)? },
+    })
+}
+
+/// Decodes one file on its own. A mesh file yields its node tree; an animation file yields a
+/// scene with no nodes and one clip whose tracks are unbound (no base model to pose).
+pub fn decode_model(data: &[u8]) -> DecodeResult<TpwModel> {
+    Ok(match decode_file(data)? {
+        TpwFile::Mesh(model) => model,
+        TpwFile::Anim { mut scene, anim } => {
+            let clip = anim::bind(&anim, None, "animation", None);
             scene.clips.push(clip);
             scene.default_clip = Some(0);
-            Vec::new()
+            TpwModel { scene, meshes: Vec::new() }
         }
-    };
-    Ok(TpwModel { scene, meshes })
+    })
 }
 
 /// Decodes one file on its own (see [`decode_model`]).
@@ -155,12 +169,13 @@ fn attach_siblings(base_path: &Path, model: &mut TpwModel, selected: Option<&Pat
                 continue;
             }
         };
-        let r = Reader::new(&data, FORMAT);
-        let decoded = decode_model(&data).and_then(|m| match m.scene.kind {
-            SceneKind::Animation => anim::decode_anim(&r),
-            SceneKind::Mesh => {
-                Err(r.invalid("mesh table offset", HDR_MESH_TABLE, "a mesh file named like an animation"))
-            }
+        let decoded = decode_file(&data).and_then(|f| match f {
+            TpwFile::Anim { anim, .. } => Ok(anim),
+            TpwFile::Mesh(_) => Err(Reader::new(&data, FORMAT).invalid(
+                "mesh table offset",
+                HDR_MESH_TABLE,
+                "a mesh file named like an animation",
+            )),
         });
         match decoded {
             Ok(file) => {

@@ -1,0 +1,110 @@
+//! Decodes models on a background thread so the window keeps drawing while a file loads.
+//! Requests carry an id; when several arrive before the thread gets to them (PageDown held
+//! down), only the newest is decoded, because the others would be thrown away on arrival.
+
+use std::path::PathBuf;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::time::{Duration, Instant};
+
+use crate::formats;
+use crate::info::Summary;
+use crate::scene::Scene;
+
+/// A decode request.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub id: u64,
+    pub path: PathBuf,
+    /// When the user asked (the key press), for the open-latency figure.
+    pub requested_at: Instant,
+}
+
+/// A decoded model, or why it could not be opened.
+pub struct Loaded {
+    pub id: u64,
+    pub path: PathBuf,
+    pub requested_at: Instant,
+    pub decode_time: Duration,
+    pub result: Result<Box<(Scene, Summary)>, String>,
+}
+
+/// The handle the UI keeps: send requests, poll results.
+pub struct Loader {
+    requests: Sender<Request>,
+    results: Receiver<Loaded>,
+    next_id: u64,
+}
+
+impl Loader {
+    /// Starts the thread. `wake` is called after each result is sent, so the event loop can
+    /// redraw without polling.
+    pub fn spawn(wake: impl Fn() + Send + 'static) -> Loader {
+        let (requests, request_rx) = mpsc::channel::<Request>();
+        let (result_tx, results) = mpsc::channel::<Loaded>();
+        let spawned = std::thread::Builder::new().name("mdview-loader".into()).spawn(move || {
+            while let Ok(mut request) = request_rx.recv() {
+                // Skip to the newest request: the older ones are already stale.
+                while let Ok(newer) = request_rx.try_recv() {
+                    request = newer;
+                }
+                let loaded = load(request);
+                if result_tx.send(loaded).is_err() {
+                    break;
+                }
+                wake();
+            }
+        });
+        if let Err(e) = spawned {
+            log::error!("could not start the loader thread: {e}");
+        }
+        Loader { requests, results, next_id: 1 }
+    }
+
+    /// Queues `path`; returns the request id (the newest id wins).
+    pub fn request(&mut self, path: PathBuf, requested_at: Instant) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        if self.requests.send(Request { id, path, requested_at }).is_err() {
+            log::error!("the loader thread has stopped");
+        }
+        id
+    }
+
+    /// Results that have arrived since the last call.
+    pub fn poll(&self) -> Vec<Loaded> {
+        self.results.try_iter().collect()
+    }
+
+    /// Waits up to `timeout` for the next result (tests and scripted runs).
+    pub fn wait(&self, timeout: Duration) -> Option<Loaded> {
+        self.results.recv_timeout(timeout).ok()
+    }
+}
+
+/// Decodes one file. A panic in a decoder (a bug: decoders must return errors) is caught and
+/// reported like any other failure, so a bad file can never take the viewer down.
+pub fn load(request: Request) -> Loaded {
+    let started = Instant::now();
+    let path = request.path.clone();
+    let result = std::panic::catch_unwind(|| formats::open(&path))
+        .map_err(|panic| {
+            let what = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            format!("{}: the decoder crashed ({what}); please report this file", path.display())
+        })
+        .and_then(|r| r.map_err(|e| e.to_string()))
+        .map(|scene| {
+            let summary = Summary::of(&scene);
+            Box::new((scene, summary))
+        });
+    Loaded {
+        id: request.id,
+        path: request.path,
+        requested_at: request.requested_at,
+        decode_time: started.elapsed(),
+        result,
+    }
+}

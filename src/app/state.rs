@@ -1,0 +1,385 @@
+//! The viewer's state that needs no window: the folder list (stepping, filtering, TPW sibling
+//! grouping), the timeline (loop, once, ping-pong, speed), recent files and what is open.
+//! Everything here is plain data with pure methods, so it is tested without a GPU or a display.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::formats::tpw::siblings::split_anim_stem;
+
+/// File extensions the viewer lists and the open dialog offers (compared case-insensitively).
+pub const MODEL_EXTENSIONS: &[&str] = &["md2", "mdr", "m2"];
+
+/// Whether `path` has one of the supported model extensions.
+pub fn is_model_file(path: &Path) -> bool {
+    path.extension().is_some_and(|e| MODEL_EXTENSIONS.iter().any(|m| e.eq_ignore_ascii_case(m)))
+}
+
+fn stem_of(path: &Path) -> String {
+    path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+fn name_of(path: &Path) -> String {
+    path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+/// One model in the folder list; TPW animation files (`<base>M<n>.md2`) hang under their base.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FolderEntry {
+    pub path: PathBuf,
+    pub name: String,
+    /// Sibling animation files, sorted by their number.
+    pub animations: Vec<PathBuf>,
+}
+
+/// The models of one folder, in name order, with a filter and the current position.
+#[derive(Debug, Clone, Default)]
+pub struct Folder {
+    pub dir: PathBuf,
+    pub entries: Vec<FolderEntry>,
+    /// Case-insensitive substring that limits which entries are shown and stepped through.
+    pub filter: String,
+    /// Index into `entries` of the model on screen (or being loaded).
+    pub current: Option<usize>,
+}
+
+impl Folder {
+    /// Lists the model files of `dir` (not recursive).
+    pub fn scan(dir: &Path) -> std::io::Result<Folder> {
+        let files = std::fs::read_dir(dir)?
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.is_file() && is_model_file(p))
+            .collect();
+        Ok(Folder::from_files(dir, files))
+    }
+
+    /// Groups `files` into entries: an animation file whose base model is among `files` goes
+    /// under that model; an animation without its base stays a normal entry so it can still be
+    /// opened (and reports what it needs).
+    pub fn from_files(dir: &Path, mut files: Vec<PathBuf>) -> Folder {
+        files.retain(|p| is_model_file(p));
+        files.sort_by_key(|p| (name_of(p).to_lowercase(), name_of(p)));
+        let stems: Vec<String> = files.iter().map(|p| stem_of(p).to_lowercase()).collect();
+        let mut entries: Vec<FolderEntry> = Vec::new();
+        let mut anims: Vec<(String, u32, PathBuf)> = Vec::new();
+        for path in &files {
+            let stem = stem_of(path);
+            let is_md2 = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("md2"));
+            let base = if is_md2 { split_anim_stem(&stem) } else { None };
+            match base {
+                Some((b, n)) if stems.iter().any(|s| s.eq_ignore_ascii_case(b)) => {
+                    anims.push((b.to_lowercase(), n, path.clone()));
+                }
+                _ => entries.push(FolderEntry { path: path.clone(), name: name_of(path), animations: Vec::new() }),
+            }
+        }
+        anims.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.2.cmp(&b.2)));
+        for (base, _, path) in anims {
+            let owner = entries.iter_mut().find(|e| stem_of(&e.path).to_lowercase() == base);
+            if let Some(owner) = owner {
+                owner.animations.push(path);
+            }
+        }
+        Folder { dir: dir.to_path_buf(), entries, filter: String::new(), current: None }
+    }
+
+    /// Whether entry `index` passes the filter.
+    pub fn matches(&self, index: usize) -> bool {
+        let Some(entry) = self.entries.get(index) else { return false };
+        let needle = self.filter.trim().to_lowercase();
+        needle.is_empty()
+            || entry.name.to_lowercase().contains(&needle)
+            || entry.animations.iter().any(|a| name_of(a).to_lowercase().contains(&needle))
+    }
+
+    /// Indices of the entries the filter lets through, in list order.
+    pub fn visible(&self) -> Vec<usize> {
+        (0..self.entries.len()).filter(|&i| self.matches(i)).collect()
+    }
+
+    /// The entry `delta` visible steps away from the current one, stopping at either end.
+    /// With no current entry (or one the filter hides), stepping forward starts at the first
+    /// visible entry after the current position and backward at the last one before it.
+    pub fn step(&self, delta: i32) -> Option<usize> {
+        let visible = self.visible();
+        if visible.is_empty() || delta == 0 {
+            return self.current.filter(|c| visible.contains(c));
+        }
+        let position = self.current.and_then(|c| visible.iter().position(|&v| v == c));
+        let target = match position {
+            Some(p) => (p as i64 + i64::from(delta)).clamp(0, visible.len() as i64 - 1) as usize,
+            None => {
+                // Not on a visible entry: the nearest visible one in the stepping direction.
+                let here = self.current.unwrap_or(0);
+                let after = visible.iter().position(|&v| v > here);
+                if delta > 0 {
+                    after.unwrap_or(visible.len() - 1)
+                } else {
+                    visible.iter().rposition(|&v| v < here).unwrap_or(0)
+                }
+            }
+        };
+        visible.get(target).copied()
+    }
+
+    /// The entry holding `path`, as the model itself or as one of its animations.
+    pub fn index_of(&self, path: &Path) -> Option<usize> {
+        let same = |p: &Path| p == path || p.file_name() == path.file_name() && same_file(p, path);
+        self.entries.iter().position(|e| same(&e.path) || e.animations.iter().any(|a| same(a)))
+    }
+
+    pub fn current_entry(&self) -> Option<&FolderEntry> {
+        self.current.and_then(|c| self.entries.get(c))
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// What happens at the end of a clip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PlayMode {
+    Loop,
+    Once,
+    PingPong,
+}
+
+impl PlayMode {
+    pub const ALL: [PlayMode; 3] = [PlayMode::Loop, PlayMode::Once, PlayMode::PingPong];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            PlayMode::Loop => "Loop",
+            PlayMode::Once => "Once",
+            PlayMode::PingPong => "Ping-pong",
+        }
+    }
+}
+
+/// The slowest and fastest playback speeds offered.
+pub const MIN_SPEED: f32 = 0.25;
+pub const MAX_SPEED: f32 = 4.0;
+
+/// Playback position of one clip. Times are in the clip's units (frames for TPW and Quake II,
+/// milliseconds for M2); `fps` is how many of those units play per second at speed 1.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Timeline {
+    pub start: f32,
+    pub end: f32,
+    pub time: f32,
+    pub playing: bool,
+    pub speed: f32,
+    pub fps: f32,
+    pub mode: PlayMode,
+    /// +1 forwards, -1 backwards (ping-pong's return leg).
+    direction: f32,
+}
+
+impl Default for Timeline {
+    fn default() -> Self {
+        Timeline::new(0.0, 0.0, 25.0)
+    }
+}
+
+impl Timeline {
+    /// A paused timeline at the clip's start. Non-finite or inverted ranges collapse to a point,
+    /// and a useless rate falls back to 25 (TPW's), so a damaged clip cannot make time explode.
+    pub fn new(start: f32, end: f32, rate: f32) -> Timeline {
+        let start = if start.is_finite() { start } else { 0.0 };
+        let end = if end.is_finite() && end >= start { end } else { start };
+        let fps = if rate.is_finite() && rate > 0.0 { rate } else { 25.0 };
+        Timeline { start, end, time: start, playing: false, speed: 1.0, fps, mode: PlayMode::Loop, direction: 1.0 }
+    }
+
+    pub fn length(&self) -> f32 {
+        self.end - self.start
+    }
+
+    /// Advances by `dt_secs` of wall time when playing.
+    pub fn advance(&mut self, dt_secs: f32) {
+        if !self.playing || !dt_secs.is_finite() || dt_secs <= 0.0 {
+            return;
+        }
+        let length = self.length();
+        if length <= 0.0 {
+            self.time = self.start;
+            return;
+        }
+        let delta = dt_secs * self.fps * self.speed;
+        match self.mode {
+            PlayMode::Loop => {
+                self.direction = 1.0;
+                self.time = self.start + (self.time - self.start + delta).rem_euclid(length);
+            }
+            PlayMode::Once => {
+                self.direction = 1.0;
+                self.time += delta;
+                if self.time >= self.end {
+                    self.time = self.end;
+                    self.playing = false;
+                }
+            }
+            PlayMode::PingPong => {
+                // Unfold the bounce onto a line of period 2·length, then fold it back.
+                let phase = if self.direction >= 0.0 {
+                    self.time - self.start
+                } else {
+                    2.0 * length - (self.time - self.start)
+                };
+                let phase = (phase + delta).rem_euclid(2.0 * length);
+                if phase <= length {
+                    self.direction = 1.0;
+                    self.time = self.start + phase;
+                } else {
+                    self.direction = -1.0;
+                    self.time = self.start + 2.0 * length - phase;
+                }
+            }
+        }
+    }
+
+    /// Starts or pauses; starting a finished "once" clip replays it from the start.
+    pub fn toggle_play(&mut self) {
+        if !self.playing && self.mode == PlayMode::Once && self.time >= self.end {
+            self.time = self.start;
+        }
+        self.playing = !self.playing;
+    }
+
+    /// Moves to `time`, clamped to the clip.
+    pub fn seek(&mut self, time: f32) {
+        if time.is_finite() {
+            self.time = time.clamp(self.start, self.end);
+        }
+    }
+
+    /// Pauses and moves by whole frames (one clip unit each); wraps in loop mode.
+    pub fn step_frames(&mut self, frames: i32) {
+        self.playing = false;
+        let target = self.time.round() + frames as f32;
+        if self.mode == PlayMode::Loop && self.length() >= 1.0 {
+            if target > self.end {
+                self.time = self.start;
+                return;
+            }
+            if target < self.start {
+                self.time = self.end;
+                return;
+            }
+        }
+        self.seek(target);
+    }
+
+    pub fn to_start(&mut self) {
+        self.time = self.start;
+        self.direction = 1.0;
+    }
+
+    pub fn to_end(&mut self) {
+        self.time = self.end;
+    }
+
+    pub fn set_speed(&mut self, speed: f32) {
+        if speed.is_finite() {
+            self.speed = speed.clamp(MIN_SPEED, MAX_SPEED);
+        }
+    }
+
+    /// The current frame, counted from the clip's start.
+    pub fn frame(&self) -> f32 {
+        self.time - self.start
+    }
+}
+
+/// How many recent files and folders are remembered.
+pub const RECENT_LIMIT: usize = 12;
+
+/// Recently opened files and folders, newest first; persisted as JSON.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Recent {
+    pub files: Vec<PathBuf>,
+    pub folders: Vec<PathBuf>,
+}
+
+impl Recent {
+    /// The settings file: `$MDVIEW_CONFIG_DIR/recent.json` when set (tests, portable installs),
+    /// otherwise `<platform config dir>/mdview/recent.json`.
+    pub fn default_path() -> Option<PathBuf> {
+        let dir = match std::env::var_os("MDVIEW_CONFIG_DIR") {
+            Some(d) if !d.is_empty() => PathBuf::from(d),
+            _ => dirs::config_dir()?.join("mdview"),
+        };
+        Some(dir.join("recent.json"))
+    }
+
+    /// Reads the list; a missing or damaged file gives an empty list (it is only a convenience).
+    pub fn load(path: &Path) -> Recent {
+        std::fs::read(path).ok().and_then(|bytes| serde_json::from_slice(&bytes).ok()).unwrap_or_default()
+    }
+
+    /// Writes the list, creating the folder; written to a temporary file first so that two
+    /// viewers closing at once cannot leave half a file.
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let json = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
+        let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
+        std::fs::write(&tmp, json)?;
+        std::fs::rename(&tmp, path)
+    }
+
+    /// Remembers an opened file and its folder.
+    pub fn add_file(&mut self, path: &Path) {
+        let path = absolute(path);
+        push_front(&mut self.files, path.clone());
+        if let Some(dir) = path.parent() {
+            push_front(&mut self.folders, dir.to_path_buf());
+        }
+    }
+
+    /// Remembers a browsed folder.
+    pub fn add_folder(&mut self, dir: &Path) {
+        push_front(&mut self.folders, absolute(dir));
+    }
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+fn push_front(list: &mut Vec<PathBuf>, item: PathBuf) {
+    list.retain(|p| p != &item);
+    list.insert(0, item);
+    list.truncate(RECENT_LIMIT);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_extensions_are_case_insensitive() {
+        assert!(is_model_file(Path::new("a/GATE.MD2")));
+        assert!(is_model_file(Path::new("x.m2")));
+        assert!(is_model_file(Path::new("x.Mdr")));
+        assert!(!is_model_file(Path::new("x.skin")));
+        assert!(!is_model_file(Path::new("md2")));
+    }
+
+    #[test]
+    fn timeline_rejects_garbage() {
+        let t = Timeline::new(f32::NAN, -5.0, 0.0);
+        assert_eq!((t.start, t.end, t.fps), (0.0, 0.0, 25.0));
+        let mut t = Timeline::new(0.0, 10.0, 10.0);
+        t.playing = true;
+        t.advance(f32::INFINITY);
+        assert_eq!(t.time, 0.0);
+    }
+}
