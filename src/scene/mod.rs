@@ -578,14 +578,15 @@ pub fn resolve_clip(scene: &Scene, wanted: &str) -> Result<usize, String> {
     })
 }
 
-/// Smooth vertex normals: each triangle's (area-weighted) face normal is accumulated on its
-/// three render vertices, then normalised. Vertices on no triangle get +Y.
+/// Smooth vertex normals: each triangle's unit face normal is accumulated on its three render
+/// vertices, then normalised (as the TPW spec and OpenTPW do). Degenerate triangles add
+/// nothing; vertices on no triangle get +Y.
 pub fn compute_normals(positions: &[Vec3], triangles: &[[u32; 3]]) -> Vec<Vec3> {
     let mut normals = vec![Vec3::ZERO; positions.len()];
     for tri in triangles {
         let [a, b, c] = tri.map(|i| positions.get(i as usize).copied());
         if let (Some(a), Some(b), Some(c)) = (a, b, c) {
-            let face = (b - a).cross(c - a);
+            let Some(face) = (b - a).cross(c - a).try_normalize() else { continue };
             for &i in tri {
                 if let Some(n) = normals.get_mut(i as usize) {
                     *n += face;

@@ -14,7 +14,10 @@ pub const HDR_FRAME_COUNT: u64 = 0x36;
 pub const HDR_TABLE_AC_COUNT: u64 = 0x40;
 pub const HDR_NODE_COUNT: u64 = 0x42;
 pub const HDR_MESH_COUNT: u64 = 0x44;
+/// First node the 0x7C id table describes (OpenTPW).
+pub const HDR_NODE_ID_FIRST: u64 = 0x46;
 pub const HDR_TABLE_7C_COUNT: u64 = 0x48;
+pub const NODE_ID_RECORD_SIZE: u64 = 20;
 pub const HDR_FRAME_TABLE: u64 = 0x50;
 pub const HDR_FRAME_DATA_TABLE: u64 = 0x54;
 pub const HDR_MESH_TABLE: u64 = 0x70;

@@ -46,16 +46,14 @@ impl NodeTables {
     }
 }
 
-pub(crate) fn locate_nodes(r: &Reader) -> DecodeResult<NodeTables> {
+pub(crate) fn locate_nodes(r: &Reader, warnings: &mut Vec<String>) -> DecodeResult<NodeTables> {
     let mesh_count = u64::from(r.u16(HDR_MESH_COUNT, "mesh count")?);
-    let declared_nodes = u64::from(r.u16(HDR_NODE_COUNT, "node count")?);
+    let mut declared_nodes = u64::from(r.u16(HDR_NODE_COUNT, "node count")?);
     let mesh_offset = u64::from(r.u32(HDR_MESH_TABLE, "mesh table offset")?);
     if mesh_count > declared_nodes {
-        return Err(r.invalid(
-            "mesh count",
-            HDR_MESH_COUNT,
-            format!("{mesh_count} meshes but only {declared_nodes} nodes; meshes are the first nodes"),
-        ));
+        // Meshes are the first nodes, so there are at least as many nodes as meshes.
+        warnings.push(format!("node count {declared_nodes} at 0x42 is below the mesh count {mesh_count}; using {mesh_count}"));
+        declared_nodes = mesh_count;
     }
     let mesh_table = r.table(mesh_offset, mesh_count, MESH_RECORD_SIZE, "mesh table")?;
     let dummy_count = declared_nodes - mesh_count;
@@ -90,7 +88,7 @@ fn name_at(r: &Reader, pointer_offset: u64, fallback: String, warnings: &mut Vec
 
 /// Decodes the node tree and meshes of a mesh file into `scene`. Returns per-mesh facts.
 pub(crate) fn decode_meshes(r: &Reader, scene: &mut Scene) -> DecodeResult<Vec<MeshFacts>> {
-    let tables = locate_nodes(r)?;
+    let tables = locate_nodes(r, &mut scene.warnings)?;
     let textures = TextureTables::locate(r)?;
     let mut facts = Vec::new();
     let mut links = Vec::new();
@@ -129,7 +127,36 @@ pub(crate) fn decode_meshes(r: &Reader, scene: &mut Scene) -> DecodeResult<Vec<M
         scene.nodes.push(node);
     }
     resolve_links(&tables, &links, scene);
+    attach_node_ids(r, scene);
     Ok(facts)
+}
+
+/// The optional id table (count at 0x48, records at 0x7C, first node at 0x46) gives nodes a
+/// lookup id and flag word (OpenTPW: costume pieces). Kept raw; a bad table is only a warning.
+fn attach_node_ids(r: &Reader, scene: &mut Scene) {
+    let ids = (|| -> DecodeResult<Option<(u64, Table)>> {
+        let count = u64::from(r.u16(HDR_TABLE_7C_COUNT, "node id count")?);
+        let offset = u64::from(r.u32(HDR_TABLE_7C, "node id table")?);
+        if count == 0 || offset == 0 {
+            return Ok(None);
+        }
+        let first = u64::from(r.u16(HDR_NODE_ID_FIRST, "first node with an id")?);
+        Ok(Some((first, r.table(offset, count, NODE_ID_RECORD_SIZE, "node id table")?)))
+    })();
+    match ids {
+        Ok(None) => {}
+        Err(e) => scene.warnings.push(format!("node id table unreadable ({e}); ids not shown")),
+        Ok(Some((first, table))) => {
+            for record in 0..table.count {
+                let at = table.record(record);
+                let Some(node) = scene.nodes.get_mut((first + record) as usize) else { break };
+                if let (Ok(flags), Ok(id)) = (r.u32(at, "node id flags"), r.u32(at + 4, "node id")) {
+                    node.raw.push(RawField::new("id", at + 4, u64::from(id)));
+                    node.raw.push(RawField::new("id flags", at, u64::from(flags)));
+                }
+            }
+        }
+    }
 }
 
 /// Turns stored offsets into parent indices and child lists; bad links and cycles become
