@@ -61,7 +61,8 @@ fn sheared_flag_marks_only_leaning_axes() {
 
 #[test]
 fn materials_resolve_names_flags_and_no_texture_sentinel() {
-    let vertices = vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 0.0, 1.0], [0.0, 0.0, 1.0], [2.0, 0.0, 0.0], [2.0, 0.0, 1.0]];
+    let vertices =
+        vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 0.0, 1.0], [0.0, 0.0, 1.0], [2.0, 0.0, 0.0], [2.0, 0.0, 1.0]];
     let mut mesh = simple_mesh("multi", None, ROW_IDENTITY, vertices, None);
     mesh.faces = vec![[0, 1, 2], [2, 3, 0], [4, 5, 1]];
     mesh.materials = vec![

@@ -15,7 +15,13 @@ pub fn t(x: f32, y: f32, z: f32) -> [f32; 16] {
 }
 
 /// A mesh whose render vertices are its source vertices in order, one material over all.
-pub fn simple_mesh(name: &str, parent: Option<usize>, matrix: [f32; 16], vertices: Vec<[f32; 3]>, texture: Option<usize>) -> MeshSpec {
+pub fn simple_mesh(
+    name: &str,
+    parent: Option<usize>,
+    matrix: [f32; 16],
+    vertices: Vec<[f32; 3]>,
+    texture: Option<usize>,
+) -> MeshSpec {
     let n = vertices.len() as u16;
     let faces = (0..n.saturating_sub(2)).map(|i| [0, i + 1, i + 2]).collect();
     MeshSpec {

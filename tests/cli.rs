@@ -1,0 +1,128 @@
+//! The `mdview` binary as a user runs it: `info` (text, JSON, timing), `export` to OBJ, and
+//! one-line errors with exit code 1.
+
+mod common;
+
+use std::process::Command;
+
+use common::*;
+
+fn mdview(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_mdview")).args(args).output().expect("run mdview")
+}
+
+fn island_file(test: &str) -> std::path::PathBuf {
+    let dir = temp_dir(test);
+    write(&dir, "Jun_isle.MD2", &island().to_bytes())
+}
+
+#[test]
+fn info_json_has_the_required_keys() {
+    let path = island_file("info-json");
+    let out = mdview(&["info", path.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    assert_eq!(json["format"], "tpw-md2");
+    assert_eq!(json["kind"], "mesh");
+    let nodes = json["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len(), 7);
+    assert_eq!(nodes[0]["index"], 0);
+    assert_eq!(nodes[0]["name"], "Island");
+    assert!(nodes[0]["parent"].is_null());
+    assert_eq!(nodes[0]["mesh"], 0);
+    assert_eq!(nodes[5]["name"], "l_tree1");
+    assert!(nodes[5]["mesh"].is_null());
+    assert_eq!(nodes[5]["parent"], 0);
+    assert_eq!(nodes[6]["sheared"], true);
+    assert_eq!(nodes[5]["sheared"], false);
+    let meshes = json["meshes"].as_array().unwrap();
+    assert_eq!(meshes.len(), 5);
+    assert_eq!(meshes[2]["name"], "Box78");
+    assert_eq!(meshes[2]["node"], 2);
+    assert_eq!(meshes[2]["vertices"], 4);
+    assert_eq!(meshes[2]["faces"], 2);
+    assert_eq!(meshes[2]["uvs"], 4);
+    let material = &meshes[2]["materials"][0];
+    assert_eq!(material["texture"], "jtr_plm1.wct");
+    assert_eq!(material["flags"], 3);
+    assert_eq!(material["see_through"], true);
+    assert_eq!(material["start"], 0);
+    assert_eq!(material["end"], 3);
+    assert!(json["warnings"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn info_text_shows_tree_materials_and_timing() {
+    let path = island_file("info-text");
+    let out = mdview(&["info", path.to_str().unwrap(), "--timing"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for needle in
+        ["Theme Park World", "l_tree2", "SHEARED", "transform-only", "jtr_plm1.wct", "see-through", "decode took"]
+    {
+        assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
+    }
+}
+
+#[test]
+fn export_writes_world_space_obj_and_mtl() {
+    let path = island_file("export");
+    let obj_path = path.with_file_name("out.obj");
+    let out = mdview(&["export", path.to_str().unwrap(), "-o", obj_path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let obj = std::fs::read_to_string(&obj_path).unwrap();
+    let objects = obj_positions(&obj);
+    let names: Vec<&str> = objects.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["Island", "Box77", "Box78", "Box69", "Box70"]);
+    // Box70 (under the sheared dummy), vertex (1,1,0): hand-computed in tpw_mesh.rs.
+    assert!(approx(objects[4].1[2], [15.61, 19.54, 8.81], 1e-4), "{:?}", objects[4].1);
+    assert!(obj.contains("mtllib out.mtl"));
+    // vt flips v: the fixture's first UV is (0, 0.5).
+    assert!(obj.contains("\nvt 0 0.5\n"));
+    assert!(obj.contains("\nvn "));
+    assert!(obj.contains("\nf 1/1/1 3/3/3 2/2/2\n"), "stored (0,1,2) is written counter-clockwise as (1,3,2)");
+    let mtl = std::fs::read_to_string(path.with_file_name("out.mtl")).unwrap();
+    assert!(mtl.contains("map_Kd sand.wct") && mtl.contains("map_Kd jtr_plm1.wct"), "{mtl}");
+}
+
+#[test]
+fn unknown_file_is_one_line_error_with_exit_code_1() {
+    let dir = temp_dir("cli-unknown");
+    let junk = write(&dir, "junk.md2", b"\x89PNG\r\n\x1a\nnot a model");
+    let out = mdview(&["info", junk.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("89 50 4E 47"), "{err}");
+}
+
+#[test]
+fn damaged_file_names_format_field_and_offset() {
+    let dir = temp_dir("cli-damaged");
+    let mut bytes = island().to_bytes();
+    bytes.truncate(0x90);
+    let path = write(&dir, "cut.MD2", &bytes);
+    let out = mdview(&["info", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("tpw-md2") && err.contains("offset 0x"), "{err}");
+    assert!(!err.contains("panicked"));
+}
+
+#[test]
+fn missing_file_is_an_error_not_a_panic() {
+    let out = mdview(&["info", "/nonexistent/model.md2"]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn export_accepts_anim_and_frame_for_a_mesh_without_animations() {
+    let path = island_file("export-anim");
+    let obj_path = path.with_file_name("posed.obj");
+    let ok = mdview(&["export", path.to_str().unwrap(), "-o", obj_path.to_str().unwrap(), "--frame", "12.5"]);
+    assert!(ok.status.success());
+    let missing = mdview(&["export", path.to_str().unwrap(), "-o", obj_path.to_str().unwrap(), "--anim", "M1"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no animations"));
+}

@@ -1,0 +1,150 @@
+//! The damage sweep: every fixture and every corpus file, truncated at every byte (strided for
+//! large files) and with bits flipped across the file, must decode to Ok or a typed error,
+//! quickly, without panicking; what decodes must also pose and export without panicking.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use common::*;
+use mdview::formats;
+use mdview::scene::anim::Pose;
+
+/// No single decode of a damaged file may take longer than this.
+const DECODE_LIMIT: Duration = Duration::from_secs(2);
+
+fn fixtures() -> Vec<(String, Vec<u8>)> {
+    let mut out = vec![("island".to_string(), island().to_bytes())];
+    out.extend(anim_fixtures());
+    out
+}
+
+/// Animation fixtures from the animation tests' builders.
+fn anim_fixtures() -> Vec<(String, Vec<u8>)> {
+    use mdview::formats::tpw::writer::*;
+    let morph = MorphRecordSpec {
+        channels: vec![0, 1, 2, 3, 4, 5],
+        frames: vec![0, 10],
+        values: (0..12).map(|i| i * 0x0040_1003).collect(),
+    };
+    let track = TrackSpec {
+        target: 0,
+        unrelated_16: 7,
+        rotation: vec![
+            RotationKeySpec { frame: 0, flags: 0, quat: [0.0, 0.0, 0.0, 1.0] },
+            RotationKeySpec {
+                frame: 30,
+                flags: 0xFFFF,
+                quat: [0.0, std::f32::consts::FRAC_1_SQRT_2, 0.0, std::f32::consts::FRAC_1_SQRT_2],
+            },
+        ],
+        morph: Some(vec![morph]),
+        uv: Some(vec![UvEntrySpec {
+            first: 0,
+            start: vec![0.0, 0.0],
+            end: vec![-1.0, -1.0],
+            end_frame: 100,
+            duration_low: 0,
+        }]),
+        undecoded: vec![UndecodedSpec { flag: 0x20000, data: vec![1, 0, 2, 0] }],
+        slot_34: Some(vec![32, 66, 105, 141]),
+        ..Default::default()
+    };
+    let anim = AnimFile { last_frame: 30, tracks: vec![track], ..Default::default() };
+    vec![("anim".to_string(), anim.to_bytes())]
+}
+
+fn corpus_files() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let mut out = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path
+                .extension()
+                .is_some_and(|e| ["md2", "mdr", "m2", "skin"].iter().any(|x| e.eq_ignore_ascii_case(x)))
+            {
+                out.push(path);
+            }
+        }
+    }
+    if out.is_empty() {
+        eprintln!("SKIP corpus part of the damage sweep: no model files under {}", root.display());
+    }
+    out.sort();
+    out
+}
+
+/// Decodes `bytes`; anything that decodes is posed at a few times and exported, to prove the
+/// downstream code copes with whatever the decoder let through.
+fn exercise(label: &str, bytes: &[u8]) {
+    let started = Instant::now();
+    let result = formats::decode_bytes(bytes);
+    let elapsed = started.elapsed();
+    assert!(elapsed < DECODE_LIMIT, "{label}: decode took {elapsed:?}");
+    if let Ok(scene) = result {
+        for clip in 0..scene.clips.len() {
+            for time in [0.0, 7.5, 1e9] {
+                let pose = Pose::at(&scene, Some(clip), time);
+                let _ = mdview::export::obj::to_obj(&scene, &pose, "x.mtl");
+            }
+        }
+        let _ = mdview::info::Summary::of(&scene).to_text();
+    }
+}
+
+/// Truncation lengths: every byte for small files, else every byte of the first 4 KiB and
+/// about 1,500 evenly spread cuts after it.
+fn cut_points(len: usize) -> Vec<usize> {
+    if len <= 16 * 1024 {
+        return (0..len).collect();
+    }
+    let stride = (len / 1500).max(1);
+    (0..4096).chain((4096..len).step_by(stride)).collect()
+}
+
+fn sweep(label: &str, bytes: &[u8]) {
+    for cut in cut_points(bytes.len()) {
+        exercise(&format!("{label} cut at {cut}"), &bytes[..cut]);
+    }
+    // Bit flips at a spread of offsets (denser in the first 512 bytes, where headers live).
+    let mut offsets: Vec<usize> = (0..bytes.len().min(512)).collect();
+    offsets.extend((512..bytes.len()).step_by((bytes.len() / 400).max(1)));
+    let mut damaged = bytes.to_vec();
+    for (i, &offset) in offsets.iter().enumerate() {
+        for bit in [i % 8, 7 - i % 8] {
+            damaged[offset] ^= 1 << bit;
+            exercise(&format!("{label} bit {bit} at {offset:#x}"), &damaged);
+            damaged[offset] ^= 1 << bit;
+        }
+    }
+    // Whole words set to extremes at every aligned offset of the header region.
+    for offset in (0..bytes.len().min(256)).step_by(2) {
+        for value in [0xFFFFu16, 0x8000, 0] {
+            let mut d = bytes.to_vec();
+            d[offset..(offset + 2).min(bytes.len())]
+                .copy_from_slice(&value.to_le_bytes()[..(bytes.len() - offset).min(2)]);
+            exercise(&format!("{label} u16 {value:#x} at {offset:#x}"), &d);
+        }
+    }
+}
+
+#[test]
+fn fixtures_survive_truncation_and_bit_flips() {
+    for (name, bytes) in fixtures() {
+        sweep(&name, &bytes);
+    }
+}
+
+#[test]
+fn corpus_survives_truncation_and_bit_flips() {
+    for path in corpus_files() {
+        let bytes = std::fs::read(&path).expect("read corpus file");
+        sweep(&path.display().to_string(), &bytes);
+    }
+}
