@@ -4,6 +4,7 @@
 //! Every format decodes into one format-neutral [`scene::Scene`]; the renderer, the viewer and
 //! the CLI know only that scene.
 
+pub mod app;
 pub mod export;
 pub mod formats;
 pub mod info;

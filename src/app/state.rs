@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::loader::Loaded;
 use crate::formats::tpw::siblings::split_anim_stem;
+use crate::info::Summary;
+use crate::scene::{Scene, anim::Pose};
 
 /// File extensions the viewer lists and the open dialog offers (compared case-insensitively).
 pub const MODEL_EXTENSIONS: &[&str] = &["md2", "mdr", "m2"];
@@ -358,6 +361,162 @@ fn push_front(list: &mut Vec<PathBuf>, item: PathBuf) {
     list.retain(|p| p != &item);
     list.insert(0, item);
     list.truncate(RECENT_LIMIT);
+}
+
+/// The model on screen, with its animation state.
+pub struct Document {
+    pub path: PathBuf,
+    pub scene: Scene,
+    pub summary: Summary,
+    /// The clip playing (or paused), if any.
+    pub clip: Option<usize>,
+    pub timeline: Timeline,
+    pub pose: Pose,
+    /// The node selected in the tree, highlighted in the viewport.
+    pub selected: Option<usize>,
+}
+
+impl Document {
+    /// Opens on the file's own clip (an animation file), else the first sibling animation,
+    /// playing, so that a model with animations shows them at once.
+    pub fn new(path: PathBuf, scene: Scene, summary: Summary) -> Document {
+        let clip = scene.default_clip.filter(|&c| c < scene.clips.len()).or((!scene.clips.is_empty()).then_some(0));
+        let pose = Pose::rest(&scene);
+        let mut doc =
+            Document { path, scene, summary, clip: None, timeline: Timeline::default(), pose, selected: None };
+        doc.play_clip(clip);
+        doc
+    }
+
+    /// Switches to `clip` (or the rest pose), from its start, playing; keeps speed and mode.
+    pub fn play_clip(&mut self, clip: Option<usize>) {
+        let (speed, mode) = (self.timeline.speed, self.timeline.mode);
+        let found = clip.and_then(|c| self.scene.clips.get(c));
+        self.timeline = match found {
+            Some(c) => Timeline::new(c.start, c.end, c.rate),
+            None => Timeline::default(),
+        };
+        self.timeline.speed = speed;
+        self.timeline.mode = mode;
+        self.timeline.playing = found.is_some_and(|c| c.length() > 0.0);
+        self.clip = found.and(clip);
+        self.update_pose();
+    }
+
+    /// Re-evaluates the pose at the timeline's time.
+    pub fn update_pose(&mut self) {
+        self.pose.evaluate(&self.scene, self.clip, self.timeline.time);
+    }
+
+    /// Total vertex and triangle counts, for the status line.
+    pub fn counts(&self) -> (usize, usize) {
+        let vertices = self.scene.meshes.iter().map(|m| m.vertex_count()).sum();
+        let triangles = self.scene.meshes.iter().map(|m| m.triangles.len()).sum();
+        (vertices, triangles)
+    }
+}
+
+/// What applying a loader result did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Applied {
+    /// The new model replaced the old one.
+    Opened,
+    /// The file could not be opened; the previous model stays and `error` says why.
+    Failed,
+    /// A newer request is pending; this result was dropped.
+    Stale,
+}
+
+/// Everything the viewer shows apart from GPU resources and widgets.
+#[derive(Default)]
+pub struct Session {
+    pub doc: Option<Document>,
+    pub folder: Option<Folder>,
+    pub recent: Recent,
+    /// Why the last open failed; cleared by the next successful open.
+    pub error: Option<String>,
+    /// The request in flight: its id and path.
+    pub pending: Option<(u64, PathBuf)>,
+}
+
+impl Session {
+    /// Works out which file to load for `path`: a folder is browsed from its first model; a
+    /// file is loaded with its folder listed around it. An animation file opens its base model
+    /// (playing that animation) when the base is beside it. Errors are for the UI.
+    pub fn target_for(&mut self, path: &Path) -> Result<PathBuf, String> {
+        if path.is_dir() {
+            let folder = Folder::scan(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let first = folder.visible().first().copied();
+            let Some(first) = first.and_then(|i| folder.entries.get(i)).map(|e| e.path.clone()) else {
+                return Err(format!(
+                    "{}: no models here (looking for .{})",
+                    path.display(),
+                    MODEL_EXTENSIONS.join(", .")
+                ));
+            };
+            self.recent.add_folder(path);
+            self.folder = Some(folder);
+            self.set_current(&first);
+            return Ok(first);
+        }
+        if !path.exists() {
+            return Err(format!("{}: no such file", path.display()));
+        }
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let same_dir = self.folder.as_ref().is_some_and(|f| f.dir == dir);
+        if !same_dir {
+            self.folder = Folder::scan(&dir).ok();
+        }
+        self.set_current(path);
+        Ok(path.to_path_buf())
+    }
+
+    fn set_current(&mut self, path: &Path) {
+        if let Some(folder) = &mut self.folder {
+            folder.current = folder.index_of(path);
+        }
+    }
+
+    /// The file `delta` models away in the folder, marking it current.
+    pub fn step(&mut self, delta: i32) -> Option<PathBuf> {
+        let folder = self.folder.as_mut()?;
+        let next = folder.step(delta)?;
+        if Some(next) == folder.current {
+            return None;
+        }
+        folder.current = Some(next);
+        folder.entries.get(next).map(|e| e.path.clone())
+    }
+
+    /// Notes that request `id` for `path` is in flight.
+    pub fn begin(&mut self, id: u64, path: PathBuf) {
+        self.pending = Some((id, path));
+    }
+
+    /// Takes a loader result: a success replaces the document, a failure keeps it and records
+    /// the error, and a result older than the newest request is dropped.
+    pub fn apply(&mut self, loaded: Loaded) -> Applied {
+        if self.pending.as_ref().is_some_and(|(id, _)| loaded.id < *id) {
+            return Applied::Stale;
+        }
+        self.pending = None;
+        match loaded.result {
+            Ok(boxed) => {
+                let (scene, summary) = *boxed;
+                self.recent.add_file(&loaded.path);
+                self.error = None;
+                self.doc = Some(Document::new(loaded.path, scene, summary));
+                Applied::Opened
+            }
+            Err(message) => {
+                self.error = Some(message);
+                Applied::Failed
+            }
+        }
+    }
 }
 
 #[cfg(test)]

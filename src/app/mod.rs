@@ -1,0 +1,855 @@
+//! The interactive viewer: a winit window with a wgpu surface, egui panels around a 3D
+//! viewport, a background loader, and a scripted mode for tests (`--screenshot`).
+//!
+//! Layout of the module: [`state`] holds everything testable without a window (folder list,
+//! timeline, recent files, the open document); [`loader`] decodes off the UI thread;
+//! [`panel`], [`timeline`] and [`viewport`] draw the three parts of the window; this file owns
+//! the event loop, the GPU surface and the order of work in a frame.
+
+pub mod loader;
+pub mod panel;
+pub mod state;
+pub mod timeline;
+pub mod viewport;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, Result, anyhow};
+use winit::application::ApplicationHandler;
+use winit::event::WindowEvent;
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop, EventLoopProxy};
+use winit::window::{Window, WindowId};
+
+use loader::Loader;
+use state::{Applied, Recent, Session};
+use viewport::{Display, OrbitCamera, Viewport};
+
+/// How the viewer was started.
+#[derive(Debug, Clone, Default)]
+pub struct ViewerOptions {
+    /// A model file or folder; the built-in demo when `None`.
+    pub path: Option<PathBuf>,
+    /// Save a PNG of the whole window here after `screenshot_after_frames` frames.
+    pub screenshot: Option<PathBuf>,
+    pub screenshot_after_frames: Option<u32>,
+    /// Quit after the screenshot (or after the benchmark).
+    pub exit: bool,
+    /// Inner window size in pixels.
+    pub size: Option<[u32; 2]>,
+    /// Benchmark: step to the next model this many times, each as soon as the previous one is
+    /// on screen, printing how long each took from the (simulated) key press.
+    pub bench_steps: Option<u32>,
+}
+
+/// Events other threads send to the event loop.
+#[derive(Debug)]
+pub enum UserEvent {
+    /// The loader has a result.
+    Loaded,
+    /// The native file dialog closed.
+    Picked { path: Option<PathBuf>, folder: bool, elapsed: Duration },
+}
+
+/// Requests from the UI, carried out after the UI pass (they need the loader or the GPU).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    Open(PathBuf),
+    Step(i32),
+    PickFile,
+    PickFolder,
+    PlayClip(Option<usize>),
+    FrameModel,
+    ResetCamera,
+    SaveViewport,
+}
+
+/// A short message shown in the status bar for a few seconds.
+#[derive(Debug, Clone)]
+pub struct Notice {
+    pub text: String,
+    pub error: bool,
+    pub shown_at: Instant,
+}
+
+/// How long the last model took to open.
+#[derive(Debug, Clone, Copy)]
+pub struct OpenTiming {
+    pub decode_ms: f64,
+    /// From the key press (or drop, or click) to the first frame presented with the model.
+    pub on_screen_ms: f64,
+}
+
+/// The side of the viewer that egui draws: session, camera, display options and UI toggles.
+pub struct Viewer {
+    pub session: Session,
+    pub camera: OrbitCamera,
+    pub display: Display,
+    pub show_help: bool,
+    pub notice: Option<Notice>,
+    pub last_open: Option<OpenTiming>,
+    pub actions: Vec<Action>,
+    pub inspector_tab: panel::InspectorTab,
+    /// A file is being dragged over the window.
+    pub drop_hover: bool,
+    /// Pixel size the viewport had in the last UI pass.
+    pub viewport_px: [u32; 2],
+    /// Per material, what the renderer did with its texture.
+    pub texture_report: Option<Vec<String>>,
+    recent_path: Option<PathBuf>,
+}
+
+impl Viewer {
+    pub fn new(recent_path: Option<PathBuf>) -> Viewer {
+        let recent = recent_path.as_deref().map(Recent::load).unwrap_or_default();
+        Viewer {
+            session: Session { recent, ..Session::default() },
+            camera: OrbitCamera::default(),
+            display: Display::default(),
+            show_help: false,
+            notice: None,
+            last_open: None,
+            actions: Vec::new(),
+            inspector_tab: panel::InspectorTab::Nodes,
+            drop_hover: false,
+            viewport_px: [1, 1],
+            texture_report: None,
+            recent_path,
+        }
+    }
+
+    pub fn notify(&mut self, text: impl Into<String>, error: bool) {
+        self.notice = Some(Notice { text: text.into(), error, shown_at: Instant::now() });
+    }
+
+    fn save_recent(&self) {
+        if let Some(path) = &self.recent_path
+            && let Err(e) = self.session.recent.save(path)
+        {
+            log::warn!("could not save recent files to {}: {e}", path.display());
+        }
+    }
+
+    /// The whole UI for one frame.
+    pub fn ui(&mut self, ui: &mut egui::Ui, viewport_texture: Option<egui::TextureId>) {
+        self.shortcuts(ui.ctx());
+        panel::toolbar_ui(ui, self);
+        panel::status_bar_ui(ui, self);
+        timeline::timeline_ui(ui, self);
+        panel::files_ui(ui, self);
+        panel::inspector_ui(ui, self);
+        viewport::viewport_ui(ui, self, viewport_texture);
+        if self.show_help {
+            panel::help_ui(ui.ctx(), &mut self.show_help);
+        }
+    }
+
+    /// Keys that work anywhere except while typing into a text box.
+    fn shortcuts(&mut self, ctx: &egui::Context) {
+        use egui::Key;
+        let typing = ctx.egui_wants_keyboard_input();
+        ctx.input(|i| {
+            let command = i.modifiers.command;
+            if command && i.key_pressed(Key::O) {
+                self.actions.push(if i.modifiers.shift { Action::PickFolder } else { Action::PickFile });
+            }
+            if i.key_pressed(Key::F1) {
+                self.show_help = !self.show_help;
+            }
+            if i.key_pressed(Key::Escape) {
+                self.show_help = false;
+            }
+            if i.key_pressed(Key::F12) {
+                self.actions.push(Action::SaveViewport);
+            }
+            if i.key_pressed(Key::PageDown) {
+                self.actions.push(Action::Step(1));
+            }
+            if i.key_pressed(Key::PageUp) {
+                self.actions.push(Action::Step(-1));
+            }
+            if typing || command {
+                return;
+            }
+            if i.key_pressed(Key::F) {
+                self.actions.push(Action::FrameModel);
+            }
+            if i.key_pressed(Key::R) {
+                self.actions.push(Action::ResetCamera);
+            }
+            if i.key_pressed(Key::W) {
+                self.display.wireframe = !self.display.wireframe;
+            }
+            if i.key_pressed(Key::N) {
+                self.display.normals = !self.display.normals;
+            }
+            if i.key_pressed(Key::B) {
+                self.display.bounds = !self.display.bounds;
+            }
+            if i.key_pressed(Key::G) {
+                self.display.grid = !self.display.grid;
+            }
+            if i.key_pressed(Key::T) {
+                self.display.textured = !self.display.textured;
+            }
+            if i.key_pressed(Key::L) {
+                self.display.lit = !self.display.lit;
+            }
+            let Some(doc) = &mut self.session.doc else { return };
+            let timeline = &mut doc.timeline;
+            if i.key_pressed(Key::Space) {
+                timeline.toggle_play();
+            }
+            if i.key_pressed(Key::Comma) {
+                timeline.step_frames(-1);
+            }
+            if i.key_pressed(Key::Period) {
+                timeline.step_frames(1);
+            }
+            if i.key_pressed(Key::Home) {
+                timeline.to_start();
+            }
+            if i.key_pressed(Key::End) {
+                timeline.to_end();
+            }
+            if i.key_pressed(Key::OpenBracket) {
+                timeline.set_speed(timeline.speed * 0.5);
+            }
+            if i.key_pressed(Key::CloseBracket) {
+                timeline.set_speed(timeline.speed * 2.0);
+            }
+        });
+    }
+}
+
+/// Opens the viewer and runs until the window closes.
+pub fn run(options: ViewerOptions) -> Result<()> {
+    let event_loop = EventLoop::<UserEvent>::with_user_event()
+        .build()
+        .context("could not open a window (no display? set DISPLAY or WAYLAND_DISPLAY, or use xvfb-run)")?;
+    let proxy = event_loop.create_proxy();
+    let mut app = App::new(options, proxy);
+    event_loop.run_app(&mut app).context("the window's event loop failed")?;
+    match app.fatal.take() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// GPU objects that live as long as the window.
+struct Gfx {
+    window: Arc<Window>,
+    surface: wgpu::Surface<'static>,
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    config: wgpu::SurfaceConfiguration,
+    egui_renderer: egui_wgpu::Renderer,
+    egui_state: egui_winit::State,
+    viewport: Viewport,
+    /// The egui id under which the viewport picture is shown.
+    viewport_texture: Option<egui::TextureId>,
+}
+
+struct App {
+    options: ViewerOptions,
+    proxy: EventLoopProxy<UserEvent>,
+    egui_ctx: egui::Context,
+    gfx: Option<Gfx>,
+    viewer: Viewer,
+    loader: Loader,
+    /// An error that must end the program (no GPU, no window).
+    fatal: Option<anyhow::Error>,
+    last_frame: Instant,
+    /// Frames drawn since the first model (or error) arrived; drives `--screenshot`.
+    frames_since_ready: Option<u32>,
+    /// Set when a model was applied this frame: when it was asked for, and how long decoding took.
+    awaiting_present: Option<(Instant, Duration)>,
+    bench_left: Option<u32>,
+    bench_times: Vec<f64>,
+    next_repaint: Option<Instant>,
+}
+
+impl App {
+    fn new(options: ViewerOptions, proxy: EventLoopProxy<UserEvent>) -> App {
+        let wake = proxy.clone();
+        let loader = Loader::spawn(move || {
+            let _ = wake.send_event(UserEvent::Loaded);
+        });
+        let egui_ctx = egui::Context::default();
+        panel::setup_style(&egui_ctx);
+        let bench_left = options.bench_steps;
+        App {
+            options,
+            proxy,
+            egui_ctx,
+            gfx: None,
+            viewer: Viewer::new(Recent::default_path()),
+            loader,
+            fatal: None,
+            last_frame: Instant::now(),
+            frames_since_ready: None,
+            awaiting_present: None,
+            bench_left,
+            bench_times: Vec::new(),
+            next_repaint: None,
+        }
+    }
+
+    fn init_gfx(&mut self, event_loop: &ActiveEventLoop) -> Result<Gfx> {
+        let [w, h] = self.options.size.unwrap_or([1280, 800]);
+        let attributes = Window::default_attributes()
+            .with_title("mdview")
+            .with_inner_size(winit::dpi::PhysicalSize::new(w, h))
+            .with_min_inner_size(winit::dpi::PhysicalSize::new(480, 320));
+        let window = Arc::new(event_loop.create_window(attributes).context("could not create the window")?);
+        // The display handle lets the GL backend find an adapter that can present to the window.
+        let instance = wgpu::Instance::new(
+            wgpu::InstanceDescriptor::new_with_display_handle(Box::new(event_loop.owned_display_handle())).with_env(),
+        );
+        let surface = instance.create_surface(window.clone()).context("could not create a drawing surface")?;
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            force_fallback_adapter: false,
+            compatible_surface: Some(&surface),
+            ..Default::default()
+        }))
+        .context("no graphics adapter can draw to this window (install Vulkan or GL drivers, e.g. mesa)")?;
+        log::info!("adapter: {:?}", adapter.get_info());
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("mdview"),
+            required_limits: wgpu::Limits::downlevel_webgl2_defaults().using_resolution(adapter.limits()),
+            ..Default::default()
+        }))
+        .context("could not open the graphics device")?;
+        device.on_uncaptured_error(Arc::new(|e: wgpu::Error| log::error!("wgpu: {e}")));
+        let size = window.inner_size();
+        let caps = surface.get_capabilities(&adapter);
+        // An sRGB surface: egui-wgpu and the viewport picture both expect it.
+        let format = caps
+            .formats
+            .iter()
+            .copied()
+            .find(|f| f.is_srgb())
+            .or_else(|| caps.formats.first().copied())
+            .ok_or_else(|| anyhow!("the surface offers no formats"))?;
+        let mut config = surface
+            .get_default_config(&adapter, size.width.max(1), size.height.max(1))
+            .ok_or_else(|| anyhow!("the adapter cannot present to this window"))?;
+        config.format = format;
+        config.present_mode = wgpu::PresentMode::AutoVsync;
+        config.view_formats = vec![];
+        surface.configure(&device, &config);
+        let egui_renderer = egui_wgpu::Renderer::new(&device, format, egui_wgpu::RendererOptions::default());
+        let egui_state = egui_winit::State::new(
+            self.egui_ctx.clone(),
+            egui::ViewportId::ROOT,
+            event_loop,
+            Some(window.scale_factor() as f32),
+            window.theme(),
+            Some(device.limits().max_texture_dimension_2d as usize),
+        );
+        let viewport = Viewport::new(&device, &queue);
+        Ok(Gfx { window, surface, device, queue, config, egui_renderer, egui_state, viewport, viewport_texture: None })
+    }
+
+    /// Opens what the command line asked for, or the demo.
+    fn open_initial(&mut self) {
+        let path = match self.options.path.clone() {
+            Some(p) => Some(p),
+            None => match demo_folder() {
+                Ok(p) => Some(p),
+                Err(e) => {
+                    self.viewer.notify(format!("The built-in demo is not available: {e}"), true);
+                    None
+                }
+            },
+        };
+        match path {
+            Some(p) => self.open(&p, Instant::now()),
+            None => self.frames_since_ready = Some(0),
+        }
+    }
+
+    /// Starts loading `path` (a file or folder) in the background.
+    fn open(&mut self, path: &Path, requested_at: Instant) {
+        match self.viewer.session.target_for(path) {
+            Ok(file) => self.request(file, requested_at),
+            Err(message) => {
+                self.viewer.session.error = Some(message.clone());
+                self.viewer.notify(message, true);
+                self.frames_since_ready.get_or_insert(0);
+            }
+        }
+        if path.is_dir() {
+            self.viewer.save_recent();
+        }
+    }
+
+    fn request(&mut self, file: PathBuf, requested_at: Instant) {
+        let id = self.loader.request(file.clone(), requested_at);
+        self.viewer.session.begin(id, file);
+    }
+
+    fn pick(&mut self, folder: bool) {
+        let proxy = self.proxy.clone();
+        let start_dir = self.viewer.session.folder.as_ref().map(|f| f.dir.clone());
+        // The dialog blocks its thread; running it aside keeps the window drawing.
+        let spawned = std::thread::Builder::new().name("mdview-dialog".into()).spawn(move || {
+            let started = Instant::now();
+            let mut dialog = rfd::FileDialog::new().set_title(if folder { "Open folder" } else { "Open model" });
+            if let Some(dir) = start_dir {
+                dialog = dialog.set_directory(dir);
+            }
+            let path = if folder {
+                dialog.pick_folder()
+            } else {
+                let extensions: Vec<String> = state::MODEL_EXTENSIONS
+                    .iter()
+                    .flat_map(|e| [e.to_string(), e.to_uppercase()])
+                    .collect();
+                dialog.add_filter("Models (md2, mdr, m2)", &extensions).add_filter("All files", &["*"]).pick_file()
+            };
+            let _ = proxy.send_event(UserEvent::Picked { path, folder, elapsed: started.elapsed() });
+        });
+        if let Err(e) = spawned {
+            self.viewer.notify(format!("could not open the file dialog: {e}"), true);
+        }
+    }
+
+    /// Carries out what the UI asked for this frame.
+    fn run_actions(&mut self) {
+        let actions = std::mem::take(&mut self.viewer.actions);
+        for action in actions {
+            match action {
+                Action::Open(path) => self.open(&path, Instant::now()),
+                Action::Step(delta) => match self.viewer.session.step(delta) {
+                    Some(file) => self.request(file, Instant::now()),
+                    None if self.viewer.session.folder.is_some() => {
+                        let end = if delta > 0 { "last" } else { "first" };
+                        self.viewer.notify(format!("This is the {end} model in the folder"), false);
+                    }
+                    None => {}
+                },
+                Action::PickFile => self.pick(false),
+                Action::PickFolder => self.pick(true),
+                Action::PlayClip(clip) => {
+                    if let Some(doc) = &mut self.viewer.session.doc {
+                        doc.play_clip(clip);
+                    }
+                }
+                Action::FrameModel => {
+                    if let Some(doc) = &self.viewer.session.doc {
+                        self.viewer.camera.frame(&posed_bounds(doc));
+                    }
+                }
+                Action::ResetCamera => {
+                    let bounds = self.viewer.session.doc.as_ref().map(posed_bounds);
+                    self.viewer.camera = OrbitCamera::framing(&bounds.unwrap_or(crate::scene::Aabb::EMPTY));
+                }
+                Action::SaveViewport => self.save_viewport(),
+            }
+        }
+    }
+
+    /// F12: the viewport picture as a PNG beside the model (or in the current folder).
+    fn save_viewport(&mut self) {
+        let Some(gfx) = &self.gfx else { return };
+        let Some(texture) = gfx.viewport.texture() else { return };
+        let Some(image) = viewport::read_texture(&gfx.device, &gfx.queue, texture) else {
+            self.viewer.notify("Could not read the viewport back from the GPU", true);
+            return;
+        };
+        let doc_path = self.viewer.session.doc.as_ref().map(|d| d.path.clone());
+        let (dir, stem) = match &doc_path {
+            Some(p) => (
+                p.parent().map(Path::to_path_buf).unwrap_or_default(),
+                p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "mdview".into()),
+            ),
+            None => (PathBuf::from("."), "mdview".to_string()),
+        };
+        let target = free_name(&dir, &stem);
+        let saved = match image.save(&target) {
+            Ok(()) => Ok(target),
+            Err(first) => {
+                // A read-only model folder (a mounted game disc): fall back to the working folder.
+                let fallback = free_name(Path::new("."), &stem);
+                log::warn!("{}: {first}; saving to {} instead", target.display(), fallback.display());
+                image.save(&fallback).map(|()| fallback).map_err(|e| format!("{}: {first}; {e}", target.display()))
+            }
+        };
+        match saved {
+            Ok(path) => self.viewer.notify(format!("Saved {}", path.display()), false),
+            Err(e) => self.viewer.notify(format!("Could not save the screenshot: {e}"), true),
+        }
+    }
+
+    /// Applies loader results: new models go to the GPU and the camera frames them.
+    fn apply_loaded(&mut self) {
+        for loaded in self.loader.poll() {
+            let requested_at = loaded.requested_at;
+            let decode_time = loaded.decode_time;
+            let path = loaded.path.clone();
+            match self.viewer.session.apply(loaded) {
+                Applied::Opened => {
+                    self.viewer.save_recent();
+                    if let (Some(gfx), Some(doc)) = (&mut self.gfx, &self.viewer.session.doc) {
+                        gfx.viewport.load(&gfx.device, &gfx.queue, doc);
+                        self.viewer.texture_report = gfx.viewport.report.clone();
+                    }
+                    if let Some(doc) = &self.viewer.session.doc {
+                        let bounds = posed_bounds(doc);
+                        self.viewer.camera.frame(&bounds);
+                        gfx_title(self.gfx.as_ref(), doc);
+                    }
+                    self.awaiting_present = Some((requested_at, decode_time));
+                }
+                Applied::Failed => {
+                    let message = self.viewer.session.error.clone().unwrap_or_default();
+                    log::warn!("{message}");
+                    self.viewer.notify(format!("Could not open {}", file_name(&path)), true);
+                    if self.bench_left.is_some() {
+                        // Keep the benchmark moving past damaged files.
+                        self.viewer.actions.push(Action::Step(1));
+                    }
+                }
+                Applied::Stale => {}
+            }
+            self.frames_since_ready.get_or_insert(0);
+        }
+    }
+
+    fn redraw(&mut self, event_loop: &ActiveEventLoop) {
+        self.apply_loaded();
+        let now = Instant::now();
+        let dt = now.duration_since(self.last_frame).as_secs_f32().min(0.25);
+        self.last_frame = now;
+        if let Some(doc) = &mut self.viewer.session.doc {
+            doc.timeline.advance(dt);
+        }
+
+        let Some(gfx) = &mut self.gfx else { return };
+        let raw_input = gfx.egui_state.take_egui_input(&gfx.window);
+        let texture_id = gfx.viewport_texture;
+        let viewer = &mut self.viewer;
+        let mut full_output = self.egui_ctx.run_ui(raw_input, |ui| viewer.ui(ui, texture_id));
+        gfx.egui_state.handle_platform_output_with_event_loop(&gfx.window, event_loop, full_output.platform_output);
+        self.run_actions();
+        let Some(gfx) = &mut self.gfx else {
+            full_output.textures_delta.clear();
+            return;
+        };
+
+        // The pose follows the timeline, which playback, keys and scrubbing all move.
+        if let Some(doc) = &mut self.viewer.session.doc {
+            doc.update_pose();
+        }
+        let view = gfx.viewport.draw(
+            &gfx.device,
+            &gfx.queue,
+            self.viewer.session.doc.as_ref(),
+            &self.viewer.camera,
+            &self.viewer.display,
+            self.viewer.viewport_px,
+        );
+        match gfx.viewport_texture {
+            Some(id) => {
+                gfx.egui_renderer.update_egui_texture_from_wgpu_texture(&gfx.device, view, wgpu::FilterMode::Linear, id)
+            }
+            None => {
+                gfx.viewport_texture =
+                    Some(gfx.egui_renderer.register_native_texture(&gfx.device, view, wgpu::FilterMode::Linear));
+                // The first frame had no picture to show yet.
+                self.egui_ctx.request_repaint();
+            }
+        }
+
+        let pixels_per_point = full_output.pixels_per_point;
+        let paint_jobs = self.egui_ctx.tessellate(full_output.shapes, pixels_per_point);
+        for (id, deltas) in full_output.textures_delta.set.drain() {
+            for delta in deltas {
+                gfx.egui_renderer.update_texture(&gfx.device, &gfx.queue, id, &delta);
+            }
+        }
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: [gfx.config.width, gfx.config.height],
+            pixels_per_point,
+        };
+
+        let want_shot = self.frames_since_ready.is_some_and(|n| {
+            self.options.screenshot.is_some() && n >= self.options.screenshot_after_frames.unwrap_or(30)
+        });
+        if want_shot && let Some(path) = self.options.screenshot.clone() {
+            let result = capture_window(gfx, &paint_jobs, &screen)
+                .ok_or_else(|| anyhow!("could not read the window back from the GPU"))
+                .and_then(|img| img.save(&path).with_context(|| format!("writing {}", path.display())));
+            match result {
+                Ok(()) => eprintln!("mdview: saved screenshot {}", path.display()),
+                Err(e) => self.fatal = Some(e),
+            }
+            self.options.screenshot = None;
+            if self.options.exit {
+                event_loop.exit();
+            }
+        }
+
+        match gfx.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(frame) | wgpu::CurrentSurfaceTexture::Suboptimal(frame) => {
+                let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
+                paint_egui(gfx, &view, &paint_jobs, &screen);
+                gfx.queue.present(frame);
+            }
+            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+                gfx.surface.configure(&gfx.device, &gfx.config);
+                self.egui_ctx.request_repaint();
+            }
+            other => {
+                log::debug!("skipped a frame: {other:?}");
+                self.egui_ctx.request_repaint();
+            }
+        }
+        for id in full_output.textures_delta.free.drain() {
+            gfx.egui_renderer.free_texture(&id);
+        }
+        if let Some(n) = &mut self.frames_since_ready {
+            *n += 1;
+        }
+
+        if let Some((requested_at, decode_time)) = self.awaiting_present.take() {
+            let timing = OpenTiming {
+                decode_ms: decode_time.as_secs_f64() * 1000.0,
+                on_screen_ms: requested_at.elapsed().as_secs_f64() * 1000.0,
+            };
+            self.viewer.last_open = Some(timing);
+            if self.bench_left.is_some() {
+                self.bench_step(timing, event_loop);
+            }
+        }
+
+        let repaint_delay = full_output
+            .viewport_output
+            .get(&egui::ViewportId::ROOT)
+            .map(|v| v.repaint_delay)
+            .unwrap_or(Duration::MAX);
+        let animating = self.viewer.session.doc.as_ref().is_some_and(|d| d.timeline.playing)
+            || self.viewer.session.pending.is_some()
+            || self.options.screenshot.is_some();
+        let delay = if animating { Duration::ZERO } else { repaint_delay };
+        self.next_repaint = Instant::now().checked_add(delay);
+    }
+
+    /// Benchmark mode: record the time, then press "PageDown" again.
+    fn bench_step(&mut self, timing: OpenTiming, event_loop: &ActiveEventLoop) {
+        let file = self.viewer.session.doc.as_ref().map(|d| file_name(&d.path)).unwrap_or_default();
+        let (vertices, triangles) = self.viewer.session.doc.as_ref().map(|d| d.counts()).unwrap_or((0, 0));
+        println!(
+            "open {file}: {vertices} vertices, {triangles} triangles, decode {:.1} ms, on screen {:.1} ms",
+            timing.decode_ms, timing.on_screen_ms
+        );
+        // The first open (from the command line) includes start-up; only steps count.
+        if self.bench_left != self.options.bench_steps {
+            self.bench_times.push(timing.on_screen_ms);
+        }
+        match &mut self.bench_left {
+            Some(0) => {
+                let mut times = self.bench_times.clone();
+                times.sort_by(f64::total_cmp);
+                if let (Some(first), Some(last)) = (times.first(), times.last()) {
+                    let median = times.get(times.len() / 2).copied().unwrap_or(*last);
+                    println!(
+                        "steps {}: min {first:.1} ms, median {median:.1} ms, max {last:.1} ms",
+                        times.len()
+                    );
+                }
+                self.bench_left = None;
+                if self.options.exit {
+                    event_loop.exit();
+                }
+            }
+            Some(n) => {
+                *n -= 1;
+                self.viewer.actions.push(Action::Step(1));
+                self.run_actions();
+            }
+            None => {}
+        }
+    }
+}
+
+impl ApplicationHandler<UserEvent> for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.gfx.is_some() {
+            return;
+        }
+        match self.init_gfx(event_loop) {
+            Ok(gfx) => {
+                self.gfx = Some(gfx);
+                self.open_initial();
+                if let Some(gfx) = &self.gfx {
+                    gfx.window.request_redraw();
+                }
+            }
+            Err(e) => {
+                self.fatal = Some(e);
+                event_loop.exit();
+            }
+        }
+    }
+
+    fn user_event(&mut self, _event_loop: &ActiveEventLoop, event: UserEvent) {
+        match event {
+            UserEvent::Loaded => {}
+            UserEvent::Picked { path: Some(path), .. } => self.open(&path, Instant::now()),
+            UserEvent::Picked { path: None, folder, elapsed } => {
+                // A dialog that "closes" at once never opened: no portal or dialog program.
+                if elapsed < Duration::from_millis(300) {
+                    let what = if folder { "folder" } else { "file" };
+                    self.viewer.notify(
+                        format!("No file dialog is available here; drag a {what} onto the window instead"),
+                        true,
+                    );
+                }
+            }
+        }
+        if let Some(gfx) = &self.gfx {
+            gfx.window.request_redraw();
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let Some(gfx) = &mut self.gfx else { return };
+        let response = gfx.egui_state.on_window_event(&gfx.window, &event);
+        if response.repaint {
+            gfx.window.request_redraw();
+        }
+        match event {
+            WindowEvent::CloseRequested => {
+                self.viewer.save_recent();
+                event_loop.exit();
+            }
+            WindowEvent::Resized(size) => {
+                gfx.config.width = size.width.max(1);
+                gfx.config.height = size.height.max(1);
+                gfx.surface.configure(&gfx.device, &gfx.config);
+                gfx.window.request_redraw();
+            }
+            WindowEvent::HoveredFile(_) => {
+                self.viewer.drop_hover = true;
+                gfx.window.request_redraw();
+            }
+            WindowEvent::HoveredFileCancelled => {
+                self.viewer.drop_hover = false;
+                gfx.window.request_redraw();
+            }
+            WindowEvent::DroppedFile(path) => {
+                self.viewer.drop_hover = false;
+                gfx.window.request_redraw();
+                self.open(&path, Instant::now());
+            }
+            WindowEvent::RedrawRequested => self.redraw(event_loop),
+            _ => {}
+        }
+    }
+
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        let Some(gfx) = &self.gfx else { return };
+        match self.next_repaint {
+            Some(at) if at <= Instant::now() => {
+                self.next_repaint = None;
+                gfx.window.request_redraw();
+                event_loop.set_control_flow(ControlFlow::Wait);
+            }
+            Some(at) => event_loop.set_control_flow(ControlFlow::WaitUntil(at)),
+            None => event_loop.set_control_flow(ControlFlow::Wait),
+        }
+    }
+}
+
+/// Records the egui pass into `view`.
+fn paint_egui(
+    gfx: &mut Gfx,
+    view: &wgpu::TextureView,
+    paint_jobs: &[egui::ClippedPrimitive],
+    screen: &egui_wgpu::ScreenDescriptor,
+) {
+    let mut encoder = gfx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("egui") });
+    let mut commands = gfx.egui_renderer.update_buffers(&gfx.device, &gfx.queue, &mut encoder, paint_jobs, screen);
+    {
+        let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("egui"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(wgpu::Color { r: 0.02, g: 0.02, b: 0.02, a: 1.0 }),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: None,
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        let mut pass = pass.forget_lifetime();
+        gfx.egui_renderer.render(&mut pass, paint_jobs, screen);
+    }
+    commands.push(encoder.finish());
+    gfx.queue.submit(commands);
+}
+
+/// The whole window as an image: the frame is painted once more into an offscreen texture of
+/// the surface's format, because surface textures cannot always be read back.
+fn capture_window(
+    gfx: &mut Gfx,
+    paint_jobs: &[egui::ClippedPrimitive],
+    screen: &egui_wgpu::ScreenDescriptor,
+) -> Option<image::RgbaImage> {
+    let texture = gfx.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("window capture"),
+        size: wgpu::Extent3d { width: gfx.config.width, height: gfx.config.height, depth_or_array_layers: 1 },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: gfx.config.format,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    });
+    let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+    paint_egui(gfx, &view, paint_jobs, screen);
+    viewport::read_texture(&gfx.device, &gfx.queue, &texture)
+}
+
+/// The bounds of the current pose (falls back to the rest bounds).
+fn posed_bounds(doc: &state::Document) -> crate::scene::Aabb {
+    let mut out = crate::scene::Aabb::EMPTY;
+    for (index, mesh) in doc.scene.meshes.iter().enumerate() {
+        let world = doc.pose.mesh_world(&doc.scene, index);
+        out = out.union(&mesh.bounds.transformed(&world));
+    }
+    if out.is_empty() { doc.scene.bounds() } else { out }
+}
+
+fn gfx_title(gfx: Option<&Gfx>, doc: &state::Document) {
+    if let Some(gfx) = gfx {
+        gfx.window.set_title(&format!("{} — mdview", file_name(&doc.path)));
+    }
+}
+
+pub(crate) fn file_name(path: &Path) -> String {
+    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string())
+}
+
+/// `<dir>/<stem>.png`, or `<stem>-2.png`, … if taken.
+fn free_name(dir: &Path, stem: &str) -> PathBuf {
+    let first = dir.join(format!("{stem}.png"));
+    if !first.exists() {
+        return first;
+    }
+    (2..10_000).map(|n| dir.join(format!("{stem}-{n}.png"))).find(|p| !p.exists()).unwrap_or(first)
+}
+
+/// The built-in demo, written to a temporary folder.
+fn demo_folder() -> std::io::Result<PathBuf> {
+    Err(std::io::Error::new(std::io::ErrorKind::NotFound, "not built into this binary yet"))
+}

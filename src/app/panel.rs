@@ -1,0 +1,615 @@
+//! The panels around the viewport: the toolbar, the folder list on the left, the inspector on
+//! the right (nodes, materials, animations, file info), the status bar and the help overlay.
+//! They read the session and push [`Action`]s; nothing here touches the GPU or the loader.
+
+use egui::{Color32, RichText, Ui};
+use glam::Mat4;
+
+use super::state::{Document, Folder};
+use super::viewport::FLAG_BITS;
+use super::{Action, Viewer, file_name};
+use crate::scene::{AlphaMode, NodeKind, RawField, math::is_sheared};
+
+/// Accent colours, readable on egui's dark theme.
+pub const ERROR_COLOUR: Color32 = Color32::from_rgb(255, 110, 100);
+pub const WARN_COLOUR: Color32 = Color32::from_rgb(240, 190, 90);
+pub const OK_COLOUR: Color32 = Color32::from_rgb(130, 210, 130);
+pub const SELECTED_COLOUR: Color32 = Color32::from_rgb(255, 200, 60);
+
+/// Which page the inspector shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InspectorTab {
+    Nodes,
+    Materials,
+    Animations,
+    Info,
+}
+
+/// Dark theme with slightly roomier spacing; monospace for matrices.
+pub fn setup_style(ctx: &egui::Context) {
+    ctx.set_visuals(egui::Visuals::dark());
+    ctx.all_styles_mut(|style| {
+        style.spacing.item_spacing = egui::vec2(6.0, 4.0);
+        style.spacing.button_padding = egui::vec2(6.0, 3.0);
+        style.interaction.tooltip_delay = 0.3;
+    });
+}
+
+/// The top bar: open buttons, recent files, display toggles, help.
+pub fn toolbar_ui(ui: &mut Ui, viewer: &mut Viewer) {
+    egui::Panel::top("toolbar").show(ui, |ui| {
+        ui.horizontal_wrapped(|ui| {
+            if ui.button("Open…").on_hover_text("Open a model file (Ctrl+O)").clicked() {
+                viewer.actions.push(Action::PickFile);
+            }
+            if ui.button("Open folder…").on_hover_text("Browse a folder of models (Ctrl+Shift+O)").clicked() {
+                viewer.actions.push(Action::PickFolder);
+            }
+            recent_menu_ui(ui, viewer);
+            ui.separator();
+            let d = &mut viewer.display;
+            ui.toggle_value(&mut d.textured, "Textures").on_hover_text("T");
+            ui.toggle_value(&mut d.lit, "Lighting").on_hover_text("L");
+            ui.toggle_value(&mut d.wireframe, "Wireframe").on_hover_text("W");
+            ui.toggle_value(&mut d.normals, "Normals").on_hover_text("N");
+            ui.toggle_value(&mut d.bounds, "Bounds").on_hover_text("B");
+            ui.toggle_value(&mut d.grid, "Grid").on_hover_text("G");
+            ui.label("Background");
+            ui.color_edit_button_srgb(&mut d.background);
+            ui.separator();
+            colour_by_flag_ui(ui, &mut d.colour_by_flag);
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                if ui.button("Help (F1)").clicked() {
+                    viewer.show_help = !viewer.show_help;
+                }
+            });
+        });
+    });
+}
+
+fn colour_by_flag_ui(ui: &mut Ui, selected: &mut Option<u32>) {
+    let text = match selected {
+        Some(bit) => format!("Colour by flag {bit:#04x}"),
+        None => "Colour by flag: off".to_string(),
+    };
+    egui::ComboBox::from_id_salt("colour-by-flag").selected_text(text).show_ui(ui, |ui| {
+        ui.selectable_value(selected, None, "Off (normal shading)");
+        for bit in FLAG_BITS {
+            ui.selectable_value(selected, Some(bit), format!("Flag {bit:#04x}"));
+        }
+    });
+}
+
+fn recent_menu_ui(ui: &mut Ui, viewer: &mut Viewer) {
+    ui.menu_button("Recent", |ui| {
+        let recent = &viewer.session.recent;
+        if recent.files.is_empty() && recent.folders.is_empty() {
+            ui.weak("Nothing opened yet");
+        }
+        if !recent.files.is_empty() {
+            ui.weak("Files");
+        }
+        for path in &recent.files {
+            if ui.button(file_name(path)).on_hover_text(path.display().to_string()).clicked() {
+                viewer.actions.push(Action::Open(path.clone()));
+                ui.close();
+            }
+        }
+        if !recent.folders.is_empty() {
+            ui.separator();
+            ui.weak("Folders");
+        }
+        for path in &recent.folders {
+            if ui.button(format!("{}/", file_name(path))).on_hover_text(path.display().to_string()).clicked() {
+                viewer.actions.push(Action::Open(path.clone()));
+                ui.close();
+            }
+        }
+    });
+}
+
+/// The bottom line: what is open, its size, how long it took, and the latest notice.
+pub fn status_bar_ui(ui: &mut Ui, viewer: &mut Viewer) {
+    egui::Panel::bottom("status").show(ui, |ui| {
+        ui.horizontal(|ui| {
+            if viewer.session.pending.is_some() {
+                ui.spinner();
+                ui.label("Loading…");
+                ui.separator();
+            }
+            match &viewer.session.doc {
+                Some(doc) => {
+                    let (vertices, triangles) = doc.counts();
+                    ui.label(RichText::new(file_name(&doc.path)).strong())
+                        .on_hover_text(doc.path.display().to_string());
+                    ui.label(format!("{} · {vertices} vertices · {triangles} triangles", doc.summary.format_name));
+                    if let Some(t) = viewer.last_open {
+                        ui.weak(format!("opened in {:.0} ms (decode {:.1} ms)", t.on_screen_ms, t.decode_ms));
+                    }
+                }
+                None => {
+                    ui.weak("No model open");
+                }
+            }
+            if let Some(notice) = &viewer.notice {
+                if notice.shown_at.elapsed().as_secs_f32() < 6.0 {
+                    ui.separator();
+                    let colour = if notice.error { ERROR_COLOUR } else { ui.visuals().text_color() };
+                    ui.colored_label(colour, &notice.text);
+                    ui.ctx().request_repaint_after(std::time::Duration::from_millis(500));
+                } else {
+                    viewer.notice = None;
+                }
+            }
+        });
+    });
+}
+
+/// The folder list with its filter, and the animations under each TPW model.
+pub fn files_ui(ui: &mut Ui, viewer: &mut Viewer) {
+    egui::Panel::left("files").resizable(true).default_size(230.0).show(ui, |ui| {
+        let Some(folder) = &mut viewer.session.folder else {
+            ui.add_space(6.0);
+            ui.heading("Folder");
+            ui.weak("Open a model or drop a folder onto the window to list its models here.");
+            return;
+        };
+        ui.add_space(4.0);
+        ui.horizontal(|ui| {
+            ui.heading("Folder");
+            ui.weak(format!("{} models", folder.entries.len()));
+        });
+        ui.label(RichText::new(folder_label(folder)).small()).on_hover_text(folder.dir.display().to_string());
+        ui.add(
+            egui::TextEdit::singleline(&mut folder.filter)
+                .hint_text("Filter by name")
+                .desired_width(f32::INFINITY),
+        );
+        ui.weak("PageUp / PageDown: previous / next");
+        ui.separator();
+        let doc_path = viewer.session.doc.as_ref().map(|d| d.path.clone());
+        let playing_source = viewer
+            .session
+            .doc
+            .as_ref()
+            .and_then(|d| d.clip.and_then(|c| d.scene.clips.get(c)))
+            .and_then(|c| c.source.clone());
+        let visible = folder.visible();
+        if visible.is_empty() {
+            ui.weak("No model matches the filter.");
+        }
+        egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+            for index in visible {
+                let Some(entry) = folder.entries.get(index) else { continue };
+                let current = folder.current == Some(index);
+                let label = if entry.animations.is_empty() {
+                    entry.name.clone()
+                } else {
+                    format!("{}  ({} anim)", entry.name, entry.animations.len())
+                };
+                let response = ui.selectable_label(current, label);
+                if current && viewer.session.pending.is_none() {
+                    // Keep the current entry in view while stepping with the keyboard.
+                    if doc_path.as_ref().is_some_and(|p| folder.index_of(p) == Some(index)) {
+                        response.scroll_to_me(None);
+                    }
+                }
+                if response.clicked() && !current {
+                    viewer.actions.push(Action::Open(entry.path.clone()));
+                }
+                for anim in &entry.animations {
+                    let playing = playing_source.as_deref().is_some_and(|s| s == anim.as_path());
+                    ui.horizontal(|ui| {
+                        ui.add_space(16.0);
+                        let text = RichText::new(format!("↳ {}", file_name(anim))).small();
+                        if ui.selectable_label(playing && current, text).clicked() {
+                            viewer.actions.push(Action::Open(anim.clone()));
+                        }
+                    });
+                }
+            }
+        });
+    });
+}
+
+fn folder_label(folder: &Folder) -> String {
+    let name = file_name(&folder.dir);
+    if name.is_empty() { folder.dir.display().to_string() } else { format!("{name}/") }
+}
+
+/// The right panel: an error banner, then tabs.
+pub fn inspector_ui(ui: &mut Ui, viewer: &mut Viewer) {
+    egui::Panel::right("inspector").resizable(true).default_size(340.0).show(ui, |ui| {
+        ui.add_space(4.0);
+        if let Some(error) = viewer.session.error.clone() {
+            error_banner_ui(ui, &error, &mut viewer.session.error);
+        }
+        let warnings = viewer.session.doc.as_ref().map(|d| d.summary.warnings.len()).unwrap_or(0);
+        ui.horizontal(|ui| {
+            let tab = &mut viewer.inspector_tab;
+            ui.selectable_value(tab, InspectorTab::Nodes, "Nodes");
+            ui.selectable_value(tab, InspectorTab::Materials, "Materials");
+            ui.selectable_value(tab, InspectorTab::Animations, "Animations");
+            let info = if warnings > 0 { format!("Info ⚠ {warnings}") } else { "Info".to_string() };
+            ui.selectable_value(tab, InspectorTab::Info, info);
+        });
+        ui.separator();
+        let Some(doc) = &mut viewer.session.doc else {
+            ui.weak("No model open.");
+            return;
+        };
+        egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| match viewer.inspector_tab {
+            InspectorTab::Nodes => nodes_ui(ui, doc),
+            InspectorTab::Materials => {
+                materials_ui(ui, doc, viewer.texture_report.as_deref(), &mut viewer.display.colour_by_flag)
+            }
+            InspectorTab::Animations => animations_ui(ui, doc, &mut viewer.actions),
+            InspectorTab::Info => info_ui(ui, doc, viewer.last_open),
+        });
+    });
+}
+
+fn error_banner_ui(ui: &mut Ui, error: &str, slot: &mut Option<String>) {
+    egui::Frame::new()
+        .fill(Color32::from_rgb(70, 24, 24))
+        .stroke(egui::Stroke::new(1.0, ERROR_COLOUR))
+        .corner_radius(4.0)
+        .inner_margin(6.0)
+        .show(ui, |ui| {
+            ui.horizontal(|ui| {
+                ui.colored_label(ERROR_COLOUR, RichText::new("Could not open the file").strong());
+                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                    if ui.small_button("✕").on_hover_text("Dismiss").clicked() {
+                        *slot = None;
+                    }
+                });
+            });
+            ui.label(error);
+            ui.weak("The previous model stays open.");
+        });
+    ui.add_space(4.0);
+}
+
+fn nodes_ui(ui: &mut Ui, doc: &mut Document) {
+    if doc.scene.nodes.is_empty() {
+        ui.weak("This file has no nodes.");
+        return;
+    }
+    ui.weak("▣ mesh   ◇ transform-only   ◆ bone   ⚑ tag");
+    let roots: Vec<usize> = doc.scene.roots().collect();
+    for root in roots {
+        node_tree_ui(ui, doc, root, 0);
+    }
+    ui.separator();
+    match doc.selected {
+        Some(index) => node_details_ui(ui, doc, index),
+        None => {
+            ui.weak("Select a node to see its matrices, counts and raw fields.");
+        }
+    }
+}
+
+fn node_tree_ui(ui: &mut Ui, doc: &mut Document, index: usize, depth: usize) {
+    // Depth guard: decoders reject cycles, but a tree drawn from file data must not recurse forever.
+    if depth > 64 {
+        return;
+    }
+    let Some(node) = doc.scene.nodes.get(index) else { return };
+    let icon = match (node.kind, node.mesh) {
+        (_, Some(_)) => "▣",
+        (NodeKind::Transform, None) => "◇",
+        (NodeKind::Bone, None) => "◆",
+        (NodeKind::Tag, None) => "⚑",
+        (NodeKind::Mesh, None) => "□",
+    };
+    let sheared = is_sheared(&node.local);
+    let mut text = RichText::new(format!("{icon} {}", display_name(&node.name, index)));
+    if !doc.pose.visible.get(index).copied().unwrap_or(true) {
+        text = text.weak();
+    }
+    let children = node.children.clone();
+    let selected = doc.selected == Some(index);
+    let id = ui.make_persistent_id(("node", index));
+    let row = |ui: &mut Ui, doc: &mut Document| {
+        ui.horizontal(|ui| {
+            if ui.selectable_label(selected, text.clone()).clicked() {
+                doc.selected = if selected { None } else { Some(index) };
+            }
+            if sheared {
+                ui.colored_label(WARN_COLOUR, RichText::new("sheared").small())
+                    .on_hover_text("The local matrix has shear: it cannot be written as translate·rotate·scale");
+            }
+        });
+    };
+    if children.is_empty() {
+        ui.horizontal(|ui| {
+            ui.add_space(18.0);
+            row(ui, doc);
+        });
+    } else {
+        egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, depth < 3)
+            .show_header(ui, |ui| row(ui, doc))
+            .body(|ui| {
+                for child in children {
+                    node_tree_ui(ui, doc, child, depth + 1);
+                }
+            });
+    }
+}
+
+fn display_name(name: &str, index: usize) -> String {
+    if name.trim().is_empty() { format!("node {index}") } else { name.to_string() }
+}
+
+fn node_details_ui(ui: &mut Ui, doc: &Document, index: usize) {
+    let Some(node) = doc.scene.nodes.get(index) else { return };
+    ui.label(RichText::new(display_name(&node.name, index)).heading().color(SELECTED_COLOUR));
+    let kind = match (node.kind, node.mesh) {
+        (_, Some(_)) => "mesh node",
+        (NodeKind::Transform, None) => "transform-only node",
+        (NodeKind::Bone, None) => "bone",
+        (NodeKind::Tag, None) => "tag",
+        (NodeKind::Mesh, None) => "mesh node without a mesh",
+    };
+    ui.label(format!("#{index}, {kind}{}", if is_sheared(&node.local) { ", sheared" } else { "" }));
+    if let Some(mesh) = node.mesh.and_then(|m| doc.scene.meshes.get(m)) {
+        egui::Grid::new("mesh-counts").num_columns(2).show(ui, |ui| {
+            ui.label("Vertices");
+            ui.label(format!("{} stored, {} rendered", mesh.source_positions.len(), mesh.vertex_count()));
+            ui.end_row();
+            ui.label("Faces");
+            ui.label(mesh.triangles.len().to_string());
+            ui.end_row();
+            ui.label("UVs");
+            ui.label(mesh.uvs.len().to_string());
+            ui.end_row();
+            ui.label("Submeshes");
+            ui.label(mesh.submeshes.len().to_string());
+            ui.end_row();
+        });
+    }
+    let local = doc.pose.locals.get(index).copied().unwrap_or(node.local);
+    let world = doc.pose.world.get(index).copied().unwrap_or(Mat4::IDENTITY);
+    ui.add_space(4.0);
+    ui.strong("Local matrix").on_hover_text("Rows as the file stores them: translation in the last row");
+    matrix_ui(ui, "local", &local);
+    ui.strong("World matrix");
+    matrix_ui(ui, "world", &world);
+    raw_fields_ui(ui, "Node raw fields", &node.raw);
+    if let Some(mesh) = node.mesh.and_then(|m| doc.scene.meshes.get(m)) {
+        raw_fields_ui(ui, "Mesh raw fields", &mesh.raw);
+    }
+}
+
+/// A 4x4 matrix in the file's row-vector layout (translation in the last row).
+fn matrix_ui(ui: &mut Ui, id: &str, m: &Mat4) {
+    let cols = m.to_cols_array_2d();
+    egui::Frame::new().fill(ui.visuals().extreme_bg_color).inner_margin(4.0).corner_radius(3.0).show(ui, |ui| {
+        egui::Grid::new(id).spacing([10.0, 1.0]).show(ui, |ui| {
+            for row in cols {
+                for v in row {
+                    ui.monospace(format!("{v:>9.4}"));
+                }
+                ui.end_row();
+            }
+        });
+    });
+}
+
+fn raw_fields_ui(ui: &mut Ui, title: &str, fields: &[RawField]) {
+    ui.add_space(4.0);
+    ui.strong(format!("{title} ({})", fields.len()));
+    if fields.is_empty() {
+        ui.weak("none");
+        return;
+    }
+    egui::Grid::new(title).striped(true).num_columns(3).show(ui, |ui| {
+        for f in fields {
+            ui.label(&f.name);
+            ui.monospace(format!("@{:#x}", f.offset));
+            ui.monospace(format!("{:#x} ({})", f.value, f.value));
+            ui.end_row();
+        }
+    });
+}
+
+fn materials_ui(ui: &mut Ui, doc: &Document, report: Option<&[String]>, colour_by: &mut Option<u32>) {
+    ui.horizontal(|ui| {
+        ui.label("View");
+        colour_by_flag_ui(ui, colour_by);
+    });
+    if doc.scene.materials.is_empty() {
+        ui.weak("This file has no materials.");
+        return;
+    }
+    for (index, material) in doc.scene.materials.iter().enumerate() {
+        egui::Frame::group(ui.style()).show(ui, |ui| {
+            ui.set_width(ui.available_width());
+            ui.horizontal(|ui| {
+                ui.strong(format!("#{index}"));
+                let texture = material.texture.as_deref().unwrap_or("(no texture)");
+                ui.label(RichText::new(texture).strong());
+            });
+            match report.and_then(|r| r.get(index)) {
+                Some(line) if line.starts_with("fallback") || line.contains("not found") => {
+                    ui.colored_label(WARN_COLOUR, line);
+                }
+                Some(line) => {
+                    ui.colored_label(OK_COLOUR, line);
+                }
+                None => {
+                    ui.weak("texture resolution: not reported");
+                }
+            }
+            ui.horizontal_wrapped(|ui| {
+                ui.label("Flags");
+                ui.monospace(format!("{:#06x}", material.flags));
+                for bit in FLAG_BITS {
+                    flag_chip_ui(ui, bit, material.flags & bit != 0, colour_by);
+                }
+            });
+            ui.horizontal_wrapped(|ui| {
+                let alpha = match material.alpha {
+                    AlphaMode::Opaque => "opaque".to_string(),
+                    AlphaMode::SeeThrough => "see-through (cut-out or blended, per texture)".to_string(),
+                    AlphaMode::Mask => "alpha-tested".to_string(),
+                    AlphaMode::Blend(mode) => format!("blend {mode:?}"),
+                };
+                ui.label(format!("Alpha: {alpha}"));
+                if material.two_sided {
+                    ui.weak("· two-sided");
+                }
+                if material.unlit {
+                    ui.weak("· unlit");
+                }
+            });
+        });
+    }
+    let unused = doc.summary.meshes.iter().map(|m| m.materials.len()).sum::<usize>();
+    ui.weak(format!("{unused} submeshes use these materials"));
+}
+
+fn flag_chip_ui(ui: &mut Ui, bit: u32, set: bool, colour_by: &mut Option<u32>) {
+    let text = RichText::new(format!("{bit:02x}")).monospace().small();
+    let text = if set { text.color(Color32::BLACK) } else { text.weak() };
+    let fill = if set { OK_COLOUR } else { Color32::TRANSPARENT };
+    let response = ui
+        .add(egui::Button::new(text).fill(fill).small())
+        .on_hover_text(format!("Flag {bit:#04x} is {}. Click to colour meshes by it.", if set { "set" } else { "clear" }));
+    if response.clicked() {
+        *colour_by = if *colour_by == Some(bit) { None } else { Some(bit) };
+    }
+}
+
+fn animations_ui(ui: &mut Ui, doc: &Document, actions: &mut Vec<Action>) {
+    if doc.scene.clips.is_empty() {
+        ui.weak("No animations. TPW animations are files named <model>M1.md2, M2… beside the model.");
+        return;
+    }
+    if ui.selectable_label(doc.clip.is_none(), "Rest pose").clicked() {
+        actions.push(Action::PlayClip(None));
+    }
+    for (index, clip) in doc.scene.clips.iter().enumerate() {
+        let playing = doc.clip == Some(index);
+        let skipped = clip.tracks.iter().filter(|t| t.skipped.is_some()).count();
+        let mut text = format!("▶ {}   {} frames @ {} fps, {} tracks", clip.name, clip.length(), clip.rate, clip.tracks.len());
+        if skipped > 0 {
+            text.push_str(&format!(" ({skipped} skipped)"));
+        }
+        let response = ui.selectable_label(playing, text);
+        let response = match &clip.source {
+            Some(source) => response.on_hover_text(source.display().to_string()),
+            None => response,
+        };
+        if response.clicked() {
+            actions.push(Action::PlayClip(Some(index)));
+        }
+    }
+    let Some(clip) = doc.clip.and_then(|c| doc.scene.clips.get(c)) else { return };
+    ui.separator();
+    ui.strong(format!("Tracks of {}", clip.name));
+    for w in &clip.warnings {
+        ui.colored_label(WARN_COLOUR, format!("⚠ {w}"));
+    }
+    egui::Grid::new("tracks").striped(true).num_columns(4).show(ui, |ui| {
+        ui.weak("#");
+        ui.weak("Target");
+        ui.weak("Channels");
+        ui.weak("Status");
+        ui.end_row();
+        for track in &clip.tracks {
+            ui.monospace(track.index.to_string());
+            let target = track.target_name.clone().unwrap_or_else(|| format!("#{} (unbound)", track.target));
+            ui.label(target);
+            ui.label(track.channels.join(", ")).on_hover_text(format!("flags {:#x}", track.flags));
+            match &track.skipped {
+                None => {
+                    ui.colored_label(OK_COLOUR, "plays");
+                }
+                Some(reason) => {
+                    ui.colored_label(WARN_COLOUR, "skipped").on_hover_text(reason);
+                }
+            }
+            ui.end_row();
+            for reason in &track.reasons {
+                ui.label("");
+                ui.colored_label(WARN_COLOUR, RichText::new(format!("↳ {reason}")).small());
+                ui.end_row();
+            }
+        }
+    });
+}
+
+fn info_ui(ui: &mut Ui, doc: &Document, timing: Option<super::OpenTiming>) {
+    let s = &doc.summary;
+    egui::Grid::new("file-info").num_columns(2).show(ui, |ui| {
+        ui.label("File");
+        ui.label(file_name(&doc.path)).on_hover_text(doc.path.display().to_string());
+        ui.end_row();
+        ui.label("Format");
+        ui.label(format!("{} (version {})", s.format_name, s.version));
+        ui.end_row();
+        ui.label("Contents");
+        ui.label(format!("{} nodes, {} meshes, {} materials", s.nodes.len(), s.meshes.len(), doc.scene.materials.len()));
+        ui.end_row();
+        let (vertices, triangles) = doc.counts();
+        ui.label("Geometry");
+        ui.label(format!("{vertices} vertices, {triangles} triangles"));
+        ui.end_row();
+        ui.label("Animations");
+        ui.label(s.clips.len().to_string());
+        ui.end_row();
+        if let Some(t) = timing {
+            ui.label("Opened in");
+            ui.label(format!("{:.1} ms (decode {:.1} ms)", t.on_screen_ms, t.decode_ms));
+            ui.end_row();
+        }
+    });
+    raw_fields_ui(ui, "Header raw fields", &doc.scene.raw);
+    ui.add_space(6.0);
+    ui.strong(format!("Warnings ({})", s.warnings.len()));
+    if s.warnings.is_empty() {
+        ui.weak("none");
+    }
+    for w in &s.warnings {
+        ui.colored_label(WARN_COLOUR, format!("⚠ {w}"));
+    }
+}
+
+/// Every key, in a window toggled with F1.
+pub const KEYS: &[(&str, &str)] = &[
+    ("Ctrl+O", "open a model"),
+    ("Ctrl+Shift+O", "open a folder"),
+    ("PageDown / PageUp", "next / previous model in the folder"),
+    ("Space", "play / pause"),
+    (", and .", "previous / next frame"),
+    ("Home / End", "first / last frame"),
+    ("[ and ]", "half / double speed"),
+    ("F", "frame the model"),
+    ("R", "reset the camera"),
+    ("W N B G", "wireframe, normals, bounds, grid"),
+    ("T L", "textures, lighting"),
+    ("Left drag", "orbit"),
+    ("Right drag, Shift+drag", "pan"),
+    ("Wheel", "zoom"),
+    ("F12", "save the viewport as PNG beside the model"),
+    ("F1, Esc", "this help"),
+    ("Drop a file or folder", "open it"),
+];
+
+pub fn help_ui(ctx: &egui::Context, open: &mut bool) {
+    egui::Window::new("Keys")
+        .open(open)
+        .collapsible(false)
+        .resizable(false)
+        .anchor(egui::Align2::CENTER_CENTER, egui::Vec2::ZERO)
+        .show(ctx, |ui| {
+            egui::Grid::new("keys").striped(true).num_columns(2).spacing([16.0, 4.0]).show(ui, |ui| {
+                for (key, what) in KEYS {
+                    ui.monospace(*key);
+                    ui.label(*what);
+                    ui.end_row();
+                }
+            });
+        });
+}
