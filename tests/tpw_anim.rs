@@ -1,0 +1,518 @@
+//! Theme Park World animations: siblings, the track table, rotation / morph / UV channels,
+//! target resolution, skip reasons, clip length, evaluation, `info`, `export` and `scan`.
+//! Every expected number is computed by hand from the spec's rules (see the comments).
+
+mod common;
+
+use std::f32::consts::FRAC_1_SQRT_2;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::*;
+use mdview::formats::tpw::writer::*;
+use mdview::formats::{self, tpw};
+use mdview::scene::anim::Pose;
+use mdview::scene::{Scene, SceneKind};
+
+const Q_IDENTITY: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
+const Q_Y90: [f32; 4] = [0.0, FRAC_1_SQRT_2, 0.0, FRAC_1_SQRT_2];
+const Q_Y_MINUS_90: [f32; 4] = [0.0, -FRAC_1_SQRT_2, 0.0, FRAC_1_SQRT_2];
+const Q_Y180: [f32; 4] = [0.0, 1.0, 0.0, 0.0];
+
+/// Row-major, row-vector: a quarter turn about +Y (x -> -z, z -> x), then translate (0,0,5).
+const DOOR_AUTHORED_90: [f32; 16] = [0., 0., -1., 0., 0., 1., 0., 0., 1., 0., 0., 0., 0., 0., 5., 1.];
+
+fn door() -> Vec<[f32; 3]> {
+    vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]]
+}
+
+/// gate.MD2: door0 at x=2, door1 at x=-2, a post, and door3 authored at 90 degrees.
+fn gate() -> MeshFile {
+    MeshFile {
+        textures: vec![TextureSpec::opaque("wood.wct")],
+        meshes: vec![
+            simple_mesh("door01", None, t(2.0, 0.0, 0.0), door(), Some(0)),
+            simple_mesh("door02", None, t(-2.0, 0.0, 0.0), door(), Some(0)),
+            simple_mesh("post", None, ROW_IDENTITY, door(), Some(0)),
+            simple_mesh("hatch", None, DOOR_AUTHORED_90, door(), Some(0)),
+        ],
+        ..Default::default()
+    }
+}
+
+fn rotation(target: u16, keys: &[(u16, [f32; 4])]) -> TrackSpec {
+    TrackSpec {
+        target,
+        rotation: keys.iter().map(|&(frame, quat)| RotationKeySpec { frame, flags: 0, quat }).collect(),
+        ..Default::default()
+    }
+}
+
+/// M1 opens: door0 +90, door1 -90 (its +0x16 is non-zero, as on 595 real tracks), and the
+/// hatch from its authored 90 to 180 degrees.
+fn gate_m1() -> AnimFile {
+    let mut door1 = rotation(1, &[(0, Q_IDENTITY), (30, Q_Y_MINUS_90)]);
+    door1.unrelated_16 = 0x0102;
+    AnimFile {
+        last_frame: 30,
+        tracks: vec![rotation(0, &[(0, Q_IDENTITY), (30, Q_Y90)]), door1, rotation(3, &[(0, Q_Y90), (30, Q_Y180)])],
+        ..Default::default()
+    }
+}
+
+/// M2 closes: the exact inverse of M1 for the two doors.
+fn gate_m2() -> AnimFile {
+    AnimFile {
+        last_frame: 30,
+        tracks: vec![rotation(0, &[(0, Q_Y90), (30, Q_IDENTITY)]), rotation(1, &[(0, Q_Y_MINUS_90), (30, Q_IDENTITY)])],
+        ..Default::default()
+    }
+}
+
+fn gate_dir(test: &str) -> PathBuf {
+    let dir = temp_dir(test);
+    write(&dir, "gate.MD2", &gate().to_bytes());
+    write(&dir, "gateM1.MD2", &gate_m1().to_bytes());
+    write(&dir, "gatem2.MD2", &gate_m2().to_bytes());
+    dir
+}
+
+fn world(scene: &Scene, pose: &Pose, mesh: usize, vertex: usize) -> [f32; 3] {
+    let p = pose.mesh_positions(scene, mesh)[vertex];
+    pose.mesh_world(scene, mesh).transform_point3(p).to_array()
+}
+
+fn at(scene: &Scene, clip: &str, frame: f32) -> Pose {
+    let clip = mdview::scene::resolve_clip(scene, clip).expect("clip exists");
+    Pose::at(scene, Some(clip), frame)
+}
+
+#[test]
+fn gate_doors_open_and_close() {
+    let dir = gate_dir("gate");
+    let scene = formats::open(&dir.join("gate.MD2")).unwrap();
+    let names: Vec<&str> = scene.clips.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["M1", "M2"]);
+    assert_eq!(scene.clips[0].length(), 30.0);
+
+    // door0 vertex (1,0,0) at x=2: rest (3,0,0); a quarter turn about +Y sends x to -z.
+    let s = FRAC_1_SQRT_2;
+    let m1 = |f| at(&scene, "M1", f);
+    assert!(approx(world(&scene, &m1(0.0), 0, 1), [3.0, 0.0, 0.0], 1e-6));
+    assert!(approx(world(&scene, &m1(15.0), 0, 1), [2.0 + s, 0.0, -s], 1e-5), "slerp midpoint is 45 degrees");
+    assert!(approx(world(&scene, &m1(30.0), 0, 1), [2.0, 0.0, -1.0], 1e-5));
+    assert!(approx(world(&scene, &m1(99.0), 0, 1), [2.0, 0.0, -1.0], 1e-5), "clamped after the last key");
+    // door1 turns the other way: (1,0,0) -> (0,0,1), at x=-2.
+    assert!(approx(world(&scene, &m1(30.0), 1, 1), [-2.0, 0.0, 1.0], 1e-5));
+    // The post has no track and stays put.
+    assert!(approx(world(&scene, &m1(30.0), 2, 1), [1.0, 0.0, 0.0], 1e-6));
+
+    let m2 = |f| at(&scene, "M2", f);
+    assert!(approx(world(&scene, &m2(0.0), 0, 1), [2.0, 0.0, -1.0], 1e-5));
+    assert!(approx(world(&scene, &m2(15.0), 0, 1), [2.0 + s, 0.0, -s], 1e-5));
+    assert!(approx(world(&scene, &m2(30.0), 0, 1), [3.0, 0.0, 0.0], 1e-5));
+}
+
+#[test]
+fn a_key_equal_to_the_authored_orientation_is_the_rest_pose() {
+    let dir = gate_dir("gate-authored");
+    let scene = formats::open(&dir.join("gate.MD2")).unwrap();
+    let rest = Pose::rest(&scene);
+    // Rest: (1,0,0) turned 90 degrees is (0,0,-1), then +5 in z.
+    assert!(approx(world(&scene, &rest, 3, 1), [0.0, 0.0, 4.0], 1e-6));
+    let start = at(&scene, "M1", 0.0);
+    for v in 0..4 {
+        assert!(approx(world(&scene, &start, 3, v), world(&scene, &rest, 3, v), 1e-6), "vertex {v}");
+    }
+    // The key is absolute: at 180 degrees (1,0,0) -> (-1,0,0), plus the authored translation.
+    assert!(approx(world(&scene, &at(&scene, "M1", 30.0), 3, 1), [-1.0, 0.0, 5.0], 1e-5));
+}
+
+#[test]
+fn rotation_keeps_authored_shear_scale_and_translation() {
+    // A sheared, scaled node whose 3x3 is symmetric positive definite, so its polar factor U
+    // is the identity: an identity key reproduces it, and a key q gives v -> (v turned by q)·A.
+    let sheared_scaled = [2., 0.5, 0., 0., 0.5, 1., 0., 0., 0., 0., 3., 0., 1., 2., 3., 1.];
+    let file =
+        MeshFile { meshes: vec![simple_mesh("leaning", None, sheared_scaled, door(), None)], ..Default::default() };
+    let dir = temp_dir("shear-rotation");
+    write(&dir, "lean.MD2", &file.to_bytes());
+    let anim =
+        AnimFile { last_frame: 10, tracks: vec![rotation(0, &[(0, Q_IDENTITY), (10, Q_Y90)])], ..Default::default() };
+    write(&dir, "leanM1.MD2", &anim.to_bytes());
+    let scene = formats::open(&dir.join("lean.MD2")).unwrap();
+    assert!(mdview::scene::math::is_sheared(&scene.nodes[0].local));
+    let rest = Pose::rest(&scene);
+    let start = at(&scene, "M1", 0.0);
+    for v in 0..4 {
+        assert!(approx(world(&scene, &start, 0, v), world(&scene, &rest, 0, v), 1e-5));
+    }
+    // Vertex (1,0,0) turned 90 degrees about Y is (0,0,-1); times A's rows: -(0,0,3); plus (1,2,3).
+    assert!(approx(world(&scene, &at(&scene, "M1", 10.0), 0, 1), [1.0, 2.0, 0.0], 1e-4));
+    // The shear survives the turn: vertex (0,1,0) is on the axis and maps to row y + t.
+    assert!(approx(world(&scene, &at(&scene, "M1", 10.0), 0, 3), [1.5, 3.0, 3.0], 1e-4));
+}
+
+#[test]
+fn rotating_a_transform_only_node_carries_its_subtree() {
+    let file = MeshFile {
+        meshes: vec![
+            simple_mesh("base", None, ROW_IDENTITY, door(), None),
+            simple_mesh("seatA", Some(2), t(2.0, 0.0, 0.0), door(), None),
+        ],
+        dummies: vec![DummySpec {
+            name: "arm".into(),
+            parent: Some(0),
+            matrix: t(0.0, 1.0, 0.0),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let dir = temp_dir("dummy-rotation");
+    write(&dir, "ride.MD2", &file.to_bytes());
+    let anim =
+        AnimFile { last_frame: 10, tracks: vec![rotation(2, &[(0, Q_IDENTITY), (10, Q_Y90)])], ..Default::default() };
+    write(&dir, "rideM1.MD2", &anim.to_bytes());
+    let scene = formats::open(&dir.join("ride.MD2")).unwrap();
+    assert!(scene.clips[0].tracks[0].skipped.is_none());
+    assert_eq!(scene.clips[0].tracks[0].target_name.as_deref(), Some("arm"));
+    // seatA origin: (2,0,0) turned 90 degrees about the arm's origin -> (0,0,-2), then up 1.
+    assert!(approx(world(&scene, &at(&scene, "M1", 10.0), 1, 0), [0.0, 1.0, -2.0], 1e-5));
+    // seatA vertex (1,0,0): (3,0,0) -> (0,0,-3) -> (0,1,-3).
+    assert!(approx(world(&scene, &at(&scene, "M1", 10.0), 1, 1), [0.0, 1.0, -3.0], 1e-5));
+}
+
+/// Packs three signed 10-bit fields.
+fn fields(x: i32, y: i32, z: i32) -> u32 {
+    (x as u32 & 0x3FF) | ((y as u32 & 0x3FF) << 10) | ((z as u32 & 0x3FF) << 20)
+}
+
+/// fountain.MD2: a basin and 4-vertex water (box -1..1 on every axis, so a field f decodes
+/// to f * 2/1023). One track carries morph (two records), UV and an undecoded 0x20000.
+fn fountain() -> (MeshFile, AnimFile) {
+    let water = MeshSpec {
+        name: "water".into(),
+        vertices: vec![[-1.0, 0.0, -1.0], [1.0, 0.0, -1.0], [1.0, 0.0, 1.0], [-1.0, 0.0, 1.0]],
+        vertex_order: vec![0, 1, 2, 3],
+        uvs: vec![[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]],
+        faces: vec![[0, 1, 2], [0, 2, 3]],
+        materials: vec![MaterialSpec { texture: Some(0), start: 0, end: 3 }],
+        bbox: Some(([-1.0, -1.0, -1.0], [1.0, 1.0, 1.0])),
+        ..Default::default()
+    };
+    let mesh = MeshFile {
+        textures: vec![TextureSpec::see_through("water.wct")],
+        meshes: vec![simple_mesh("basin", None, ROW_IDENTITY, door(), None), water],
+        ..Default::default()
+    };
+    // Record A: vertices 0..2 keyed at frames 0 and 10; record B: vertex 3 and the two
+    // extra channels (ids 4, 5) with a single rest key.
+    let a = MorphRecordSpec {
+        channels: vec![0, 1, 2],
+        frames: vec![0, 10],
+        values: vec![
+            fields(0, 0, 0),
+            fields(100, 0, -100),
+            fields(200, 0, -200),
+            fields(0, 300, 0),
+            fields(100, 300, -100),
+            fields(200, 300, -200),
+        ],
+    };
+    let b = MorphRecordSpec {
+        channels: vec![3, 4, 5],
+        frames: vec![0],
+        values: vec![fields(300, 0, -300), u32::MAX, u32::MAX],
+    };
+    let track = TrackSpec {
+        target: 1,
+        morph: Some(vec![a, b]),
+        uv: Some(vec![
+            UvEntrySpec { first: 2, start: vec![0.0, 0.0], end: vec![-1.0, -1.0], end_frame: 100, duration_low: 0 },
+            UvEntrySpec { first: 5, start: vec![0.5], end: vec![1.5], end_frame: 50, duration_low: 0 },
+        ]),
+        undecoded: vec![UndecodedSpec { flag: 0x20000, data: vec![5, 0, 0xF6, 0xFF] }],
+        ..Default::default()
+    };
+    (mesh, AnimFile { last_frame: 10, tracks: vec![track], ..Default::default() })
+}
+
+#[test]
+fn fountain_morphs_scrolls_and_lists_the_undecoded_channel() {
+    let dir = temp_dir("fountain");
+    let (mesh, anim) = fountain();
+    write(&dir, "fountain.MD2", &mesh.to_bytes());
+    write(&dir, "fountainM1.MD2", &anim.to_bytes());
+    let scene = formats::open(&dir.join("fountain.MD2")).unwrap();
+    let clip = &scene.clips[0];
+    assert_eq!(clip.length(), 100.0, "the UV end frame extends the clip past the last morph key");
+    let track = &clip.tracks[0];
+    assert_eq!(track.channels, ["morph", "uv", "0x20000"]);
+    assert_eq!(track.skipped, None);
+
+    let step = 2.0 / 1023.0;
+    let p = |frame: f32, v: usize| at(&scene, "M1", frame).mesh_positions(&scene, 1)[v].to_array();
+    assert!(approx(p(0.0, 1), [100.0 * step, 0.0, -100.0 * step], 1e-6));
+    assert!(approx(p(10.0, 2), [200.0 * step, 300.0 * step, -200.0 * step], 1e-6));
+    assert!(approx(p(5.0, 0), [0.0, 150.0 * step, 0.0], 1e-6), "linear between keys");
+    assert!(approx(p(5.0, 3), [300.0 * step, 0.0, -300.0 * step], 1e-6), "a single-key record holds");
+
+    let uv = |frame: f32| at(&scene, "M1", frame).mesh_uvs(&scene, 1).to_vec();
+    let quarter = uv(25.0);
+    assert_eq!(quarter[0].to_array(), [0.0, 0.0], "components no entry names keep their stored value");
+    assert_eq!(quarter[1].to_array(), [-0.25, -0.25], "start + (end - start) * 25/100");
+    assert_eq!(quarter[2].to_array(), [1.0, 1.0], "u kept; v = 0.5 + 1.0 * 25/50");
+    let end = uv(100.0);
+    assert_eq!(end[1].to_array(), [-1.0, -1.0]);
+    assert_eq!(end[2].to_array(), [1.0, 1.5], "held after its own end frame");
+}
+
+#[test]
+fn ratrace_morph_tracks_are_told_apart_by_target_alone() {
+    let tri = || vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];
+    let mut meshes = Vec::new();
+    for i in 0..4 {
+        let mut m = simple_mesh(&format!("rat{i}"), None, ROW_IDENTITY, tri(), None);
+        m.bbox = Some(([-1.0; 3], [1.0; 3]));
+        meshes.push(m);
+    }
+    let tracks = (0..4u16)
+        .map(|target| {
+            let lift = 100 * (i32::from(target) + 1);
+            TrackSpec {
+                target,
+                morph: Some(vec![MorphRecordSpec {
+                    channels: vec![0, 1, 2, 3, 4],
+                    frames: vec![0, 20],
+                    values: [0, lift].iter().flat_map(|&y| (0..5).map(move |_| fields(0, y, 0))).collect(),
+                }]),
+                ..Default::default()
+            }
+        })
+        .collect();
+    let dir = temp_dir("ratrace");
+    write(&dir, "ratrace.MD2", &MeshFile { meshes, ..Default::default() }.to_bytes());
+    write(&dir, "ratraceM1.MD2", &AnimFile { last_frame: 20, tracks, ..Default::default() }.to_bytes());
+    let scene = formats::open(&dir.join("ratrace.MD2")).unwrap();
+    assert!(scene.clips[0].tracks.iter().all(|t| t.skipped.is_none()));
+    let pose = at(&scene, "M1", 20.0);
+    for mesh in 0..4 {
+        let y = pose.mesh_positions(&scene, mesh)[1].y;
+        let expected = 100.0 * (mesh as f32 + 1.0) * 2.0 / 1023.0;
+        assert!((y - expected).abs() < 1e-6, "mesh {mesh}: {y} vs {expected}");
+    }
+}
+
+#[test]
+fn traps_are_skipped_with_reasons_while_the_rest_plays() {
+    let dir = gate_dir("traps");
+    let morph = |channels: u16| MorphRecordSpec {
+        channels: (0..channels).collect(),
+        frames: vec![0],
+        values: vec![0; usize::from(channels)],
+    };
+    let mut redirect = TrackSpec { target: 0, morph: Some(vec![morph(6)]), ..Default::default() };
+    redirect.extra_flags = 0x4000;
+    let mistargeted = TrackSpec { target: 1, morph: Some(vec![morph(10)]), ..Default::default() };
+    let mut high16 = rotation(0, &[(0, Q_IDENTITY), (30, Q_Y90)]);
+    high16.unrelated_16 = 0xABCD;
+    let out_of_range = rotation(99, &[(0, Q_IDENTITY)]);
+    let not_unit = rotation(1, &[(0, [0.0, 0.5, 0.0, 0.5])]);
+    let not_ascending = rotation(1, &[(10, Q_IDENTITY), (10, Q_Y90)]);
+    let traps = AnimFile {
+        last_frame: 30,
+        tracks: vec![redirect, mistargeted, high16, out_of_range, not_unit, not_ascending],
+        ..Default::default()
+    };
+    write(&dir, "gateM3.MD2", &traps.to_bytes());
+    let broken = AnimFile { break_identity: true, ..gate_m1() };
+    write(&dir, "gateM4.MD2", &broken.to_bytes());
+
+    let scene = formats::open(&dir.join("gate.MD2")).unwrap();
+    let m3 = &scene.clips[mdview::scene::resolve_clip(&scene, "M3").unwrap()];
+    let skipped: Vec<Option<&str>> = m3.tracks.iter().map(|t| t.skipped.as_deref()).collect();
+    assert!(skipped[0].unwrap().contains("0x4000"), "{skipped:?}");
+    assert!(skipped[1].unwrap().contains("mistargeted"), "{skipped:?}");
+    assert_eq!(skipped[2], None, "+0x16 is not part of the target: the track plays on node 0");
+    assert_eq!(m3.tracks[2].target, 0);
+    assert_eq!(m3.tracks[2].target_name.as_deref(), Some("door01"));
+    assert!(skipped[3].unwrap().contains("outside"), "{skipped:?}");
+    assert!(skipped[4].unwrap().contains("unit"), "{skipped:?}");
+    assert!(skipped[5].unwrap().contains("ascend"), "{skipped:?}");
+    // The one good track still turns door0.
+    assert!(approx(world(&scene, &at(&scene, "M3", 30.0), 0, 1), [2.0, 0.0, -1.0], 1e-5));
+
+    let m4 = &scene.clips[mdview::scene::resolve_clip(&scene, "M4").unwrap()];
+    assert!(m4.tracks.is_empty());
+    assert!(m4.warnings.iter().any(|w| w.contains("identity")), "{:?}", m4.warnings);
+    // M1 is unaffected by its broken siblings.
+    assert!(scene.clips[0].tracks.iter().all(|t| t.skipped.is_none()));
+}
+
+#[test]
+fn siblings_match_case_insensitively_and_sort_numerically() {
+    let dir = gate_dir("siblings");
+    write(&dir, "GATEM10.md2", &gate_m1().to_bytes());
+    write(&dir, "gatepostM1.MD2", &gate_m1().to_bytes());
+    let scene = formats::open(&dir.join("gate.MD2")).unwrap();
+    let names: Vec<&str> = scene.clips.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["M1", "M2", "M10"]);
+    assert_eq!(scene.kind, SceneKind::Mesh);
+    assert_eq!(scene.default_clip, None);
+}
+
+#[test]
+fn opening_an_animation_finds_its_base_and_selects_itself() {
+    let dir = gate_dir("open-anim");
+    let scene = formats::open(&dir.join("gatem2.MD2")).unwrap();
+    assert_eq!(scene.kind, SceneKind::Animation);
+    assert_eq!(scene.nodes.len(), 4, "the base model's nodes are there to pose");
+    let clip = scene.default_clip.expect("the opened animation is selected");
+    assert_eq!(scene.clips[clip].name, "M2");
+}
+
+#[test]
+fn animation_without_base_still_opens_with_a_message() {
+    let dir = temp_dir("orphans");
+    write(&dir, "SCALE.MD2", &gate_m1().to_bytes());
+    write(&dir, "scatM1.md2", &gate_m1().to_bytes());
+    for name in ["SCALE.MD2", "scatM1.md2"] {
+        let scene = formats::open(&dir.join(name)).unwrap();
+        assert_eq!(scene.kind, SceneKind::Animation);
+        assert!(scene.nodes.is_empty());
+        assert!(scene.warnings.iter().any(|w| w.contains("nothing to pose")), "{name}: {:?}", scene.warnings);
+        assert_eq!(scene.clips[0].tracks.len(), 3, "tracks are still listed");
+        assert!(scene.clips[0].tracks[0].skipped.as_deref().unwrap().contains("no base model"));
+    }
+}
+
+#[test]
+fn evaluation_with_no_clip_is_the_rest_pose_and_never_mutates_the_scene() {
+    let dir = gate_dir("no-clip");
+    let scene = formats::open(&dir.join("gate.MD2")).unwrap();
+    let before: Vec<_> = scene.nodes.iter().map(|n| n.local).collect();
+    let mut pose = Pose::default();
+    pose.evaluate(&scene, Some(0), 17.0);
+    pose.evaluate(&scene, None, 17.0);
+    assert!(approx(world(&scene, &pose, 0, 1), [3.0, 0.0, 0.0], 1e-6));
+    assert!(pose.positions.iter().all(Option::is_none));
+    let after: Vec<_> = scene.nodes.iter().map(|n| n.local).collect();
+    assert_eq!(before, after);
+}
+
+fn mdview(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_mdview")).args(args).output().expect("run mdview")
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+#[test]
+fn info_json_of_an_animation_lists_frames_and_tracks() {
+    let dir = gate_dir("info-anim");
+    let out = mdview(&["info", p(&dir.join("gateM1.MD2")), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["format"], "tpw-md2");
+    assert_eq!(json["kind"], "animation");
+    assert_eq!(json["frames"], 30.0);
+    let tracks = json["tracks"].as_array().unwrap();
+    assert_eq!(tracks.len(), 3);
+    assert_eq!(tracks[1]["index"], 1);
+    assert_eq!(tracks[1]["target"], 1);
+    assert_eq!(tracks[1]["channels"], serde_json::json!(["rotation"]));
+    assert!(tracks[1]["skipped"].is_null());
+    assert_eq!(json["nodes"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn export_poses_a_fractional_frame_of_a_named_animation() {
+    let dir = gate_dir("export-anim");
+    let base = dir.join("gate.MD2");
+    // 12.5 of 30 frames of a quarter turn is 37.5 degrees.
+    let angle = 37.5f32.to_radians();
+    let expected = [2.0 + angle.cos(), 0.0, -angle.sin()];
+    let anim_path = dir.join("gateM1.MD2");
+    for anim in ["M1", "gateM1.MD2", "gatem1.md2", p(&anim_path)] {
+        let out_path = dir.join("posed.obj");
+        let out = mdview(&["export", p(&base), "--anim", anim, "--frame", "12.5", "-o", p(&out_path)]);
+        assert!(out.status.success(), "--anim {anim}: {}", String::from_utf8_lossy(&out.stderr));
+        let objects = obj_positions(&std::fs::read_to_string(&out_path).unwrap());
+        assert!(approx(objects[0].1[1], expected, 1e-4), "--anim {anim}: {:?}", objects[0].1[1]);
+    }
+}
+
+#[test]
+fn a_uv_only_animation_has_a_length_and_moves() {
+    let dir = temp_dir("uv-only");
+    let (mesh, mut anim) = fountain();
+    let track = &mut anim.tracks[0];
+    track.morph = None;
+    track.undecoded.clear();
+    anim.last_frame = 0;
+    write(&dir, "sea.MD2", &mesh.to_bytes());
+    write(&dir, "seaM1.MD2", &anim.to_bytes());
+    let scene = formats::open(&dir.join("sea.MD2")).unwrap();
+    assert_eq!(scene.clips[0].length(), 100.0);
+    assert_ne!(at(&scene, "M1", 50.0).mesh_uvs(&scene, 1)[1], at(&scene, "M1", 0.0).mesh_uvs(&scene, 1)[1]);
+}
+
+#[test]
+fn damaged_animations_bind_without_panicking() {
+    let dir = gate_dir("anim-damage");
+    let (mesh, anim) = fountain();
+    let base = tpw::decode_model(&mesh.to_bytes()).unwrap();
+    let gate_model = tpw::decode_model(&std::fs::read(dir.join("gate.MD2")).unwrap()).unwrap();
+    for bytes in [anim.to_bytes(), gate_m1().to_bytes()] {
+        for cut in 0..bytes.len() {
+            if let Ok(tpw::TpwFile::Anim { anim, .. }) = tpw::decode_file(&bytes[..cut]) {
+                for model in [&base, &gate_model] {
+                    let clip = tpw::anim::bind(&anim, Some(model), "x", None);
+                    let _ = clip.length();
+                }
+            }
+        }
+        let mut damaged = bytes.clone();
+        for i in 0..damaged.len() {
+            for bit in 0..8 {
+                damaged[i] ^= 1 << bit;
+                if let Ok(tpw::TpwFile::Anim { anim, .. }) = tpw::decode_file(&damaged) {
+                    let mut scene = base.scene.clone();
+                    scene.clips = vec![tpw::anim::bind(&anim, Some(&base), "x", None)];
+                    let _ = Pose::at(&scene, Some(0), 5.0);
+                }
+                damaged[i] ^= 1 << bit;
+            }
+        }
+    }
+}
+
+#[test]
+fn scan_tallies_the_corpus_tables() {
+    let dir = gate_dir("scan");
+    let (mesh, anim) = fountain();
+    write(&dir, "fountain.MD2", &mesh.to_bytes());
+    write(&dir, "fountainM1.MD2", &anim.to_bytes());
+    write(&dir, "SCALE.MD2", &gate_m1().to_bytes());
+    write(&dir, "gateM4.MD2", &AnimFile { break_identity: true, ..gate_m1() }.to_bytes());
+    write(&dir, "broken.MD2", b"\x46\x5D\xD1\x1C");
+    let report = mdview::scan::scan_dir(&dir).unwrap();
+    assert_eq!(report.files, 8);
+    assert_eq!(report.tpw_mesh_files, 2);
+    assert_eq!(report.tpw_animation_files, 5);
+    assert_eq!(report.animations_without_base.len(), 1);
+    assert_eq!((report.identity_pass, report.identity_fail), (4, 1));
+    assert_eq!(report.failed.len(), 1);
+    assert_eq!(report.tracks_by_flag_bit.get("0x8"), Some(&(3 + 2 + 3)));
+    assert_eq!(report.tracks_by_flag_bit.get("0x20000"), Some(&1));
+    assert_eq!((report.morph.decoded, report.uv.decoded), (1, 1));
+    assert_eq!(report.rotation.decoded, 3 + 2);
+    assert_eq!(report.rotation.skipped, 3, "SCALE.MD2 has no base model");
+    assert_eq!(report.material_flag_bits.get("0x02"), Some(&1));
+
+    let out = mdview(&["scan", p(&dir), "--json"]);
+    assert!(out.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["tpw_animation_files"], 5);
+}
