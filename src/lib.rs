@@ -8,5 +8,6 @@ pub mod app;
 pub mod export;
 pub mod formats;
 pub mod info;
+pub mod render;
 pub mod scan;
 pub mod scene;

@@ -30,6 +30,8 @@ enum Command {
     Export(ExportArgs),
     /// Read every model under a folder and print corpus statistics.
     Scan(ScanArgs),
+    /// Render the model to a PNG without a window (any wgpu adapter, software ones included).
+    Render(RenderArgs),
 }
 
 #[derive(Args)]
@@ -78,6 +80,7 @@ fn main() -> ExitCode {
         Some(Command::Info(args)) => run_info(&args),
         Some(Command::Export(args)) => run_export(&args),
         Some(Command::Scan(args)) => run_scan(&args),
+        Some(Command::Render(args)) => run_render(&args),
         None => run_viewer(cli.path.as_deref()),
     };
     match result {
@@ -145,4 +148,181 @@ fn run_scan(args: &ScanArgs) -> Result<()> {
 fn run_viewer(path: Option<&Path>) -> Result<()> {
     let _ = path;
     Err(anyhow!("the interactive viewer is not built yet; use `mdview info|export|scan`"))
+}
+
+#[derive(Args)]
+struct RenderArgs {
+    file: PathBuf,
+    /// Output PNG. With --frames, `{frame}` in the name is replaced by each frame number.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Image size in pixels, as WIDTHxHEIGHT.
+    #[arg(long, value_name = "WxH", value_parser = parse_render_size, default_value = "1280x720")]
+    size: [u32; 2],
+    #[command(flatten)]
+    pose: PoseArgs,
+    /// Render a frame sequence of the animation: `A..B` (B excluded) or `A..=B`.
+    #[arg(long, value_name = "A..B", value_parser = parse_frames)]
+    frames: Option<(u32, u32)>,
+    /// Camera angle around the vertical axis, in degrees (0 looks along -Z).
+    #[arg(long, default_value_t = 30.0, allow_negative_numbers = true)]
+    yaw: f32,
+    /// Camera elevation in degrees (positive looks down on the model).
+    #[arg(long, default_value_t = 20.0, allow_negative_numbers = true)]
+    pitch: f32,
+    /// Background colour as RRGGBB, or `transparent`.
+    #[arg(long, value_name = "RRGGBB|transparent", value_parser = parse_background, default_value = "33383f")]
+    background: [f32; 4],
+    /// Draw every edge over the surfaces.
+    #[arg(long)]
+    wireframe: bool,
+    /// Draw vertex normals.
+    #[arg(long)]
+    normals: bool,
+    /// Draw each mesh node's bounding box.
+    #[arg(long)]
+    bounds: bool,
+    /// Draw every node's local axes.
+    #[arg(long)]
+    axes: bool,
+    /// Draw a ground grid under the model.
+    #[arg(long)]
+    grid: bool,
+    /// Show texture colours without lighting.
+    #[arg(long)]
+    unlit: bool,
+    /// Draw surfaces plain grey instead of textured.
+    #[arg(long)]
+    no_textures: bool,
+    /// Tint meshes whose material flag word has any of these bits (e.g. 0x02) and dim the rest.
+    #[arg(long, value_name = "MASK", value_parser = parse_mask)]
+    flag_bits: Option<u32>,
+    /// Highlight a node, by index or name.
+    #[arg(long, value_name = "NODE")]
+    select: Option<String>,
+    /// Another folder to search for textures (after the model's folder and its `textures/`).
+    #[arg(long = "texture-dir", value_name = "DIR")]
+    texture_dirs: Vec<PathBuf>,
+    /// Print the adapter, where each texture came from, and timings.
+    #[arg(long)]
+    verbose: bool,
+}
+
+fn parse_render_size(s: &str) -> Result<[u32; 2], String> {
+    let (w, h) = s.split_once(['x', 'X']).ok_or("expected WIDTHxHEIGHT, e.g. 1280x720")?;
+    let w: u32 = w.trim().parse().map_err(|_| format!("bad width '{w}'"))?;
+    let h: u32 = h.trim().parse().map_err(|_| format!("bad height '{h}'"))?;
+    if !(1..=16384).contains(&w) || !(1..=16384).contains(&h) {
+        return Err("size must be between 1 and 16384 pixels".into());
+    }
+    Ok([w, h])
+}
+
+fn parse_frames(s: &str) -> Result<(u32, u32), String> {
+    let (start, end, inclusive) = match s.split_once("..=") {
+        Some((a, b)) => (a, b, true),
+        None => {
+            let (a, b) = s.split_once("..").ok_or("expected A..B or A..=B, e.g. 0..100")?;
+            (a, b, false)
+        }
+    };
+    let start: u32 = start.trim().parse().map_err(|_| format!("bad start frame '{start}'"))?;
+    let end: u32 = end.trim().parse().map_err(|_| format!("bad end frame '{end}'"))?;
+    let last = if inclusive { Some(end) } else { end.checked_sub(1) };
+    match last {
+        Some(last) if last >= start => Ok((start, last)),
+        _ => Err(format!("frame range '{s}' is empty")),
+    }
+}
+
+fn parse_background(s: &str) -> Result<[f32; 4], String> {
+    if s.eq_ignore_ascii_case("transparent") {
+        return Ok([0.0; 4]);
+    }
+    let hex = s.trim_start_matches('#');
+    let value = u32::from_str_radix(hex, 16).ok().filter(|_| hex.len() == 6).ok_or("expected RRGGBB or transparent")?;
+    let channel = |shift: u32| ((value >> shift) & 0xff) as f32 / 255.0;
+    Ok([channel(16), channel(8), channel(0), 1.0])
+}
+
+fn parse_mask(s: &str) -> Result<u32, String> {
+    let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u32::from_str_radix(hex, 16),
+        None => s.parse(),
+    };
+    parsed.map_err(|_| format!("bad bit mask '{s}' (e.g. 0x02)"))
+}
+
+fn run_render(args: &RenderArgs) -> Result<()> {
+    use mdview::render::{Camera, Overlays, ViewParams, offscreen::OffscreenRenderer};
+    let started = Instant::now();
+    let (scene, first_pose) = posed(&args.file, &args.pose)?;
+    let selected_node = match &args.select {
+        None => None,
+        Some(wanted) => Some(
+            wanted
+                .parse::<usize>()
+                .ok()
+                .filter(|&i| i < scene.nodes.len())
+                .or_else(|| scene.nodes.iter().position(|n| n.name.eq_ignore_ascii_case(wanted)))
+                .ok_or_else(|| anyhow!("node '{wanted}' not found"))?,
+        ),
+    };
+    let mut view = ViewParams::new(
+        args.size,
+        Camera::framing(&scene.bounds(), args.yaw, args.pitch, args.size[0] as f32 / args.size[1] as f32),
+    );
+    view.background = args.background;
+    view.overlays = Overlays {
+        wireframe: args.wireframe,
+        normals: args.normals,
+        bounds: args.bounds,
+        axes: args.axes,
+        grid: args.grid,
+    };
+    view.lit = !args.unlit;
+    view.textures = !args.no_textures;
+    view.flag_bits = args.flag_bits;
+    view.selected_node = selected_node;
+
+    let mut offscreen = OffscreenRenderer::new(&scene, &args.texture_dirs)?;
+    for m in &offscreen.report.materials {
+        if let mdview::render::TextureSource::Fallback { reason } = &m.source {
+            let name = m.texture.as_deref().unwrap_or("");
+            eprintln!("warning: texture '{name}' of material {}: {reason}; drawn with the fallback tile", m.material);
+        }
+    }
+    if args.verbose {
+        eprintln!("adapter: {} ({} samples)", offscreen.gpu.adapter_name(), offscreen.renderer.sample_count());
+        eprint!("{}", offscreen.report.to_text());
+        eprintln!("setup: {:.1} ms", started.elapsed().as_secs_f64() * 1000.0);
+    }
+    let save =
+        |image: &image::RgbaImage, path: &Path| image.save(path).with_context(|| format!("writing {}", path.display()));
+    match args.frames {
+        None => {
+            let image = offscreen.render(&scene, &first_pose, &view)?;
+            save(&image, &args.output)?;
+        }
+        Some((first, last)) => {
+            let pattern = args.output.to_string_lossy().into_owned();
+            if !pattern.contains("{frame}") {
+                return Err(anyhow!("--frames needs `{{frame}}` in the output name, e.g. out_{{frame}}.png"));
+            }
+            let clip = match &args.pose.anim {
+                Some(wanted) => Some(mdview::scene::resolve_clip(&scene, wanted).map_err(|e| anyhow!(e))?),
+                None => scene.default_clip,
+            };
+            let mut pose = first_pose;
+            for frame in first..=last {
+                pose.evaluate(&scene, clip, frame as f32);
+                let image = offscreen.render(&scene, &pose, &view)?;
+                save(&image, Path::new(&pattern.replace("{frame}", &frame.to_string())))?;
+            }
+        }
+    }
+    if args.verbose {
+        eprintln!("total: {:.1} ms", started.elapsed().as_secs_f64() * 1000.0);
+    }
+    Ok(())
 }

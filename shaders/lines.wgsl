@@ -1,0 +1,42 @@
+// World-space overlay lines (normals, bounds, node axes, ground grid), built on the CPU each
+// frame while an overlay is on. Colours arrive linear.
+
+struct Frame {
+    clip_from_world: mat4x4<f32>,
+    eye_world: vec4<f32>,
+    light_dir_world: vec4<f32>,
+    light_color: vec4<f32>,
+    wire_color: vec4<f32>,
+    highlight_color: vec4<f32>,
+    flag_tint: vec4<f32>,
+    options: vec4<u32>,
+    line_params: vec4<f32>,
+};
+
+@group(0) @binding(0) var<uniform> frame: Frame;
+
+struct LineIn {
+    @location(0) position: vec3<f32>,
+    @location(1) color: vec4<f32>,
+};
+
+struct LineOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) color: vec4<f32>,
+};
+
+@vertex
+fn vs_line(v: LineIn) -> LineOut {
+    var out: LineOut;
+    var clip = frame.clip_from_world * vec4<f32>(v.position, 1.0);
+    // Pulled slightly towards the eye so lines lying on surfaces stay visible.
+    clip.z = clip.z - frame.line_params.x * clip.w;
+    out.clip = clip;
+    out.color = v.color;
+    return out;
+}
+
+@fragment
+fn fs_line(in: LineOut) -> @location(0) vec4<f32> {
+    return in.color;
+}

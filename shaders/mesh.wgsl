@@ -1,0 +1,142 @@
+// Surfaces of the format-neutral scene: one draw per submesh.
+// Group 0 holds per-frame data, group 1 the placing node's matrices (dynamic offset, one slot
+// per visible mesh), group 2 the material (texture, sampler, parameters), uploaded once.
+// The Rust side mirrors these structs in src/render/gpu.rs; keep the two in step.
+
+struct Frame {
+    clip_from_world: mat4x4<f32>,
+    eye_world: vec4<f32>,
+    // xyz: unit direction towards the light; w: ambient level.
+    light_dir_world: vec4<f32>,
+    light_color: vec4<f32>,
+    wire_color: vec4<f32>,
+    highlight_color: vec4<f32>,
+    // rgb: colour for materials with the chosen flag bit; a: how strongly it replaces the art.
+    flag_tint: vec4<f32>,
+    // x: textures on, y: lit, z: flag-bit mask (0 = off), w: unused.
+    options: vec4<u32>,
+    // x: how far lines are pulled towards the eye, in clip-space w units.
+    line_params: vec4<f32>,
+};
+
+struct Draw {
+    world_from_local: mat4x4<f32>,
+    // Inverse-transpose of the upper 3x3 of world_from_local, so sheared nodes light right.
+    normal_from_local: mat3x3<f32>,
+};
+
+struct Material {
+    base_color: vec4<f32>,
+    flags: u32,
+    two_sided: u32,
+    unlit: u32,
+    textured: u32,
+};
+
+@group(0) @binding(0) var<uniform> frame: Frame;
+@group(1) @binding(0) var<uniform> draw: Draw;
+@group(2) @binding(0) var<uniform> material: Material;
+@group(2) @binding(1) var base_texture: texture_2d<f32>;
+@group(2) @binding(2) var base_sampler: sampler;
+
+struct VertexIn {
+    @location(0) position: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+};
+
+struct VertexOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) world_normal: vec3<f32>,
+    @location(1) uv: vec2<f32>,
+};
+
+@vertex
+fn vs_mesh(v: VertexIn) -> VertexOut {
+    var out: VertexOut;
+    let world = draw.world_from_local * vec4<f32>(v.position, 1.0);
+    out.clip = frame.clip_from_world * world;
+    out.world_normal = draw.normal_from_local * v.normal;
+    out.uv = v.uv;
+    return out;
+}
+
+// Lit, textured colour with straight alpha. Written without branches on per-fragment values,
+// so the texture sample and derivatives stay in uniform control flow.
+fn surface(in: VertexOut, front_facing: bool) -> vec4<f32> {
+    let texel = textureSample(base_texture, base_sampler, in.uv);
+    let use_texture = frame.options.x != 0u && material.textured != 0u;
+    var rgb = material.base_color.rgb * select(vec3<f32>(0.8), texel.rgb, use_texture);
+    // Alpha keeps the texture's shape even with textures off, so cut-outs stay cut out.
+    let alpha = material.base_color.a * select(1.0, texel.a, material.textured != 0u);
+
+    let mask = frame.options.z;
+    let flagged = (material.flags & mask) != 0u;
+    rgb = select(rgb, mix(rgb, frame.flag_tint.rgb, frame.flag_tint.a), flagged);
+    rgb = select(rgb, rgb * 0.35, mask != 0u && !flagged);
+
+    let raw_normal = in.world_normal * inverseSqrt(max(dot(in.world_normal, in.world_normal), 1e-12));
+    let normal = select(raw_normal, -raw_normal, material.two_sided != 0u && !front_facing);
+    let diffuse = max(dot(normal, frame.light_dir_world.xyz), 0.0);
+    let light = vec3<f32>(frame.light_dir_world.w) + diffuse * frame.light_color.rgb;
+    let lit = frame.options.y != 0u && material.unlit == 0u;
+    return vec4<f32>(select(rgb, rgb * light, lit), alpha);
+}
+
+// Alpha ignored, even where the texture has it.
+@fragment
+fn fs_opaque(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
+    return vec4<f32>(surface(in, front_facing).rgb, 1.0);
+}
+
+// Cut-out art without MSAA: alpha test at one half.
+@fragment
+fn fs_cutout(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
+    let color = surface(in, front_facing);
+    if color.a < 0.5 {
+        discard;
+    }
+    return vec4<f32>(color.rgb, 1.0);
+}
+
+// Cut-out art under MSAA, drawn with alpha-to-coverage: alpha is sharpened to a one-pixel ramp
+// around the 0.5 edge, so edges are antialiased but crisp instead of a dithered smear.
+@fragment
+fn fs_cutout_coverage(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
+    let color = surface(in, front_facing);
+    let ramp = max(fwidth(color.a), 1e-4);
+    let coverage = clamp((color.a - 0.5) / ramp + 0.5, 0.0, 1.0);
+    return vec4<f32>(color.rgb, coverage);
+}
+
+// True gradients and the M2 blend modes: the blend state does the rest.
+@fragment
+fn fs_blend(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
+    return surface(in, front_facing);
+}
+
+// Wireframe over a mesh: the same placement, positions only, pulled slightly towards the eye
+// so the lines win the depth test against their own surface.
+struct WireOut {
+    @builtin(position) clip: vec4<f32>,
+};
+
+@vertex
+fn vs_wire(@location(0) position: vec3<f32>) -> WireOut {
+    var out: WireOut;
+    let world = draw.world_from_local * vec4<f32>(position, 1.0);
+    var clip = frame.clip_from_world * world;
+    clip.z = clip.z - frame.line_params.x * clip.w;
+    out.clip = clip;
+    return out;
+}
+
+@fragment
+fn fs_wire() -> @location(0) vec4<f32> {
+    return frame.wire_color;
+}
+
+@fragment
+fn fs_highlight() -> @location(0) vec4<f32> {
+    return frame.highlight_color;
+}

@@ -1,0 +1,1374 @@
+//! The wgpu renderer shared by the viewer and headless `render`. It knows only the
+//! format-neutral [`Scene`] and the CPU-evaluated [`Pose`]; no format code lives here.
+//!
+//! # Using it
+//! ```no_run
+//! # fn demo(adapter: &wgpu::Adapter, device: &wgpu::Device, queue: &wgpu::Queue,
+//! #         scene: &mdview::scene::Scene, pose: &mdview::scene::anim::Pose) {
+//! use mdview::render::{Camera, Renderer, ViewParams};
+//! let mut renderer = Renderer::new(adapter, device, queue);
+//! let report = renderer.load_scene(scene, &[]); // uploads meshes and textures once
+//! let camera = Camera::framing(&scene.bounds(), 30.0, 20.0, 16.0 / 9.0);
+//! let view = ViewParams::new([1280, 720], camera);
+//! let texture_view = renderer.draw(scene, pose, &view); // an Rgba8UnormSrgb view
+//! # let _ = (report, texture_view);
+//! # }
+//! ```
+//! The viewer registers the returned view with egui (`egui_wgpu::Renderer::
+//! register_native_texture`, or `update_egui_texture_from_wgpu_texture` after a resize: the
+//! view changes whenever [`ViewParams::size`] does). Headless callers use [`offscreen`].
+//!
+//! # Long-lived and per-frame parts
+//! [`Renderer`] owns the device handles, pipelines (created on first use, then kept), the
+//! sampler, its render targets, and per model the vertex, UV and index buffers, textures and
+//! material bind groups, all uploaded once by [`Renderer::load_scene`]. Each frame,
+//! [`Renderer::prepare`] writes the camera, one placement (world and normal matrix) per visible
+//! mesh, and positions/normals or UVs only for the meshes whose pose animates them; static
+//! meshes are never re-uploaded.
+//!
+//! # Draw order and see-through materials
+//! Opaque surfaces first, then cut-outs (alpha test, or alpha-to-coverage under 4x MSAA, with
+//! depth write), then blended surfaces sorted back to front without depth write, then overlay
+//! lines. [`AlphaMode::SeeThrough`] (TPW bit 0x02) is decided per texture at load time by
+//! [`textures::classify_alpha`]: cut-out art versus true gradients. [`AlphaMode::Opaque`]
+//! ignores texture alpha. [`AlphaMode::Blend`] maps each M2 blend mode to a real blend state.
+//!
+//! # Conventions
+//! Matrices follow glam's column-vector convention; a mesh is placed by
+//! [`Pose::mesh_world`] exactly as given (never decomposed, so sheared nodes draw exactly) and
+//! its normals by the inverse-transpose of that matrix's 3x3. Front faces wind
+//! counter-clockwise. Depth is reversed (near = 1, far = 0) in a 32-bit float buffer, for
+//! precision at any zoom. Colours in [`ViewParams`] are sRGB with straight alpha.
+
+pub mod camera;
+pub mod gpu;
+pub mod offscreen;
+pub mod overlays;
+pub mod textures;
+
+use std::collections::HashMap;
+use std::num::NonZeroU64;
+use std::path::PathBuf;
+
+use glam::{Mat4, Vec3};
+use image::RgbaImage;
+use rayon::prelude::*;
+use wgpu::util::DeviceExt;
+
+pub use camera::Camera;
+use gpu::{DrawUniforms, FrameUniforms, LineVertex, MaterialUniforms, PositionNormal};
+use textures::{SeeThroughKind, TextureResolver};
+
+use crate::scene::anim::Pose;
+use crate::scene::{AlphaMode, BlendMode, Mesh, Scene};
+
+/// The format of the colour texture [`Renderer::draw`] returns.
+pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+/// MSAA sample count used where the adapter supports it for both attachments.
+pub const MSAA_SAMPLES: u32 = 4;
+/// The default background, sRGB.
+pub const DEFAULT_BACKGROUND: [f32; 4] = [0.20, 0.22, 0.25, 1.0];
+
+/// Which overlays to draw over the model.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Overlays {
+    pub wireframe: bool,
+    pub normals: bool,
+    /// Per mesh node, its mesh's bounds placed by the node (sheared boxes stay sheared).
+    pub bounds: bool,
+    /// Every node's local axes.
+    pub axes: bool,
+    pub grid: bool,
+}
+
+/// Everything about one frame that is not the scene or pose.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ViewParams {
+    /// Width and height in pixels (clamped to 1..=the device's texture limit).
+    pub size: [u32; 2],
+    pub camera: Camera,
+    /// sRGB with straight alpha; alpha 0 gives a transparent background.
+    pub background: [f32; 4],
+    pub overlays: Overlays,
+    /// Directional light plus ambient; `false` shows texture colours as they are.
+    pub lit: bool,
+    /// `false` draws every surface light grey (alpha still cuts out).
+    pub textures: bool,
+    /// For reverse engineers: tint meshes whose material flag word has any of these bits,
+    /// and dim the rest.
+    pub flag_bits: Option<u32>,
+    /// A node to highlight: its meshes' edges and box drawn on top, or its axes for a
+    /// transform-only node.
+    pub selected_node: Option<usize>,
+}
+
+impl ViewParams {
+    pub fn new(size: [u32; 2], camera: Camera) -> Self {
+        Self {
+            size,
+            camera,
+            background: DEFAULT_BACKGROUND,
+            overlays: Overlays::default(),
+            lit: true,
+            textures: true,
+            flag_bits: None,
+            selected_node: None,
+        }
+    }
+
+    pub fn aspect(&self) -> f32 {
+        self.size[0].max(1) as f32 / self.size[1].max(1) as f32
+    }
+}
+
+/// Where a material's texture came from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TextureSource {
+    /// The material names no texture.
+    Untextured,
+    File(PathBuf),
+    /// The engine's brown noise tile, and why.
+    Fallback {
+        reason: String,
+    },
+}
+
+/// How a material is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DrawPass {
+    Opaque,
+    /// Alpha-tested (alpha-to-coverage under MSAA), with depth write.
+    CutOut,
+    /// Sorted back to front, without depth write.
+    Blend(BlendKind),
+}
+
+/// Blend states; the M2 names in brackets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BlendKind {
+    /// Straight alpha over (TPW gradients; M2 Alpha).
+    Alpha,
+    /// `src + dst` (M2 NoAlphaAdd).
+    Add,
+    /// `src·α + dst` (M2 Add).
+    AlphaAdd,
+    /// `src·dst` (M2 Mod).
+    Modulate,
+    /// `2·src·dst` (M2 Mod2x).
+    Modulate2x,
+    /// Premultiplied over: `src + dst·(1-α)` (M2 BlendAdd).
+    Premultiplied,
+}
+
+impl DrawPass {
+    pub fn label(self) -> &'static str {
+        match self {
+            DrawPass::Opaque => "opaque",
+            DrawPass::CutOut => "cut-out",
+            DrawPass::Blend(BlendKind::Alpha) => "blended",
+            DrawPass::Blend(BlendKind::Add) => "additive",
+            DrawPass::Blend(BlendKind::AlphaAdd) => "alpha-additive",
+            DrawPass::Blend(BlendKind::Modulate) => "modulate",
+            DrawPass::Blend(BlendKind::Modulate2x) => "modulate-2x",
+            DrawPass::Blend(BlendKind::Premultiplied) => "premultiplied",
+        }
+    }
+}
+
+/// What [`Renderer::load_scene`] did with one material.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MaterialReport {
+    pub material: usize,
+    pub name: String,
+    /// The texture name as the file states it.
+    pub texture: Option<String>,
+    pub source: TextureSource,
+    pub pass: DrawPass,
+}
+
+/// What was uploaded, and where each material's texture came from.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SceneReport {
+    pub materials: Vec<MaterialReport>,
+    pub meshes: usize,
+    pub vertices: usize,
+    pub triangles: usize,
+    /// The folders searched for textures, in order.
+    pub texture_dirs: Vec<PathBuf>,
+}
+
+impl SceneReport {
+    pub fn fallback_count(&self) -> usize {
+        self.materials.iter().filter(|m| matches!(m.source, TextureSource::Fallback { .. })).count()
+    }
+
+    /// One line per material, for the CLI and logs.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for m in &self.materials {
+            let source = match &m.source {
+                TextureSource::Untextured => "no texture".to_string(),
+                TextureSource::File(path) => path.display().to_string(),
+                TextureSource::Fallback { reason } => format!("fallback tile ({reason})"),
+            };
+            out.push_str(&format!("material {} '{}': {} [{}]\n", m.material, m.name, source, m.pass.label()));
+        }
+        out
+    }
+}
+
+/// A texture and its default view.
+struct GpuTexture {
+    _texture: wgpu::Texture,
+    view: wgpu::TextureView,
+}
+
+struct GpuMaterial {
+    bind_group: wgpu::BindGroup,
+    pass: DrawPass,
+    two_sided: bool,
+}
+
+struct GpuSubmesh {
+    indices: std::ops::Range<u32>,
+    /// Index into `GpuScene::materials` (the last entry is the default material).
+    material: usize,
+    /// Centre of the submesh's rest vertices in mesh space, for back-to-front sorting.
+    center: Vec3,
+}
+
+struct GpuMesh {
+    vertex_count: usize,
+    /// Positions and normals; rewritten while the pose morphs them.
+    vertices: wgpu::Buffer,
+    uvs: wgpu::Buffer,
+    indices: wgpu::Buffer,
+    submeshes: Vec<GpuSubmesh>,
+    /// Line-list indices of the unique edges, built the first time the wireframe shows.
+    edges: Option<(wgpu::Buffer, u32)>,
+    /// Whether the buffers hold animated data that must be restored when the pose stops
+    /// animating this mesh.
+    positions_animated: bool,
+    uvs_animated: bool,
+}
+
+struct GpuScene {
+    mesh_count: usize,
+    /// Per scene mesh; `None` for meshes with nothing to draw.
+    meshes: Vec<Option<GpuMesh>>,
+    materials: Vec<GpuMaterial>,
+    /// Bounds of the rest pose and the radius of its bounding sphere.
+    bounds: crate::scene::Aabb,
+    radius: f32,
+    _textures: Vec<GpuTexture>,
+}
+
+/// The offscreen attachments [`Renderer::draw`] renders into.
+struct Targets {
+    size: [u32; 2],
+    color: wgpu::Texture,
+    color_view: wgpu::TextureView,
+    msaa_view: Option<wgpu::TextureView>,
+    depth_view: wgpu::TextureView,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum PipelineKey {
+    Surface { pass: DrawPass, cull: bool },
+    Wire,
+    Highlight,
+    Lines,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct DrawItem {
+    mesh: u32,
+    submesh: u32,
+    slot: u32,
+    material: u32,
+    key: PipelineKey,
+}
+
+struct Layouts {
+    draw: wgpu::BindGroupLayout,
+    material: wgpu::BindGroupLayout,
+    surface: wgpu::PipelineLayout,
+    wire: wgpu::PipelineLayout,
+    lines: wgpu::PipelineLayout,
+}
+
+/// The per-visible-mesh placement slots, one dynamic-offset uniform buffer.
+struct DrawSlots {
+    buffer: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+    stride: u64,
+    capacity: u32,
+    staging: Vec<u8>,
+}
+
+/// Per-frame lists, kept between frames so steady-state frames allocate nothing.
+#[derive(Default)]
+struct FrameLists {
+    opaque: Vec<DrawItem>,
+    cutout: Vec<DrawItem>,
+    blended: Vec<(f32, DrawItem)>,
+    /// (mesh, slot) of meshes to draw as wireframe, and to highlight.
+    wire: Vec<(u32, u32)>,
+    highlight: Vec<(u32, u32)>,
+    lines: Vec<LineVertex>,
+    vertices: Vec<PositionNormal>,
+    normals: Vec<Vec3>,
+    uvs: Vec<[f32; 2]>,
+}
+
+/// The long-lived renderer; see the module doc.
+pub struct Renderer {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    sample_count: u32,
+    layouts: Layouts,
+    mesh_shader: wgpu::ShaderModule,
+    line_shader: wgpu::ShaderModule,
+    pipelines: HashMap<PipelineKey, wgpu::RenderPipeline>,
+    sampler: wgpu::Sampler,
+    frame_buffer: wgpu::Buffer,
+    frame_bind_group: wgpu::BindGroup,
+    draws: DrawSlots,
+    fallback: GpuTexture,
+    white: GpuTexture,
+    targets: Targets,
+    scene: Option<GpuScene>,
+    lists: FrameLists,
+    line_buffer: Option<(wgpu::Buffer, u64)>,
+    background: wgpu::Color,
+}
+
+fn uniform_entry(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+    dynamic: bool,
+    size: usize,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: dynamic,
+            min_binding_size: NonZeroU64::new(size as u64),
+        },
+        count: None,
+    }
+}
+
+impl Renderer {
+    /// Creates pipelines' shared state on a device. The adapter is asked whether 4x MSAA is
+    /// supported for the colour and depth formats; without it, cut-outs use a plain alpha test.
+    pub fn new(adapter: &wgpu::Adapter, device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
+        let msaa_ok = |format| adapter.get_texture_format_features(format).flags.sample_count_supported(MSAA_SAMPLES);
+        let sample_count = if msaa_ok(COLOR_FORMAT) && msaa_ok(DEPTH_FORMAT) { MSAA_SAMPLES } else { 1 };
+        Self::with_sample_count(device, queue, sample_count)
+    }
+
+    /// As [`Renderer::new`], with the MSAA sample count chosen by the caller (1 or 4).
+    pub fn with_sample_count(device: &wgpu::Device, queue: &wgpu::Queue, sample_count: u32) -> Self {
+        let sample_count = if sample_count >= MSAA_SAMPLES { MSAA_SAMPLES } else { 1 };
+        let frame_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("mdview frame"),
+            entries: &[uniform_entry(
+                0,
+                wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT,
+                false,
+                size_of::<FrameUniforms>(),
+            )],
+        });
+        let draw_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("mdview draw"),
+            entries: &[uniform_entry(0, wgpu::ShaderStages::VERTEX, true, size_of::<DrawUniforms>())],
+        });
+        let material_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("mdview material"),
+            entries: &[
+                uniform_entry(0, wgpu::ShaderStages::FRAGMENT, false, size_of::<MaterialUniforms>()),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 2,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                    count: None,
+                },
+            ],
+        });
+        let pipeline_layout = |label, groups: &[Option<&wgpu::BindGroupLayout>]| {
+            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(label),
+                bind_group_layouts: groups,
+                immediate_size: 0,
+            })
+        };
+        let surface =
+            pipeline_layout("mdview surface", &[Some(&frame_layout), Some(&draw_layout), Some(&material_layout)]);
+        let wire = pipeline_layout("mdview wire", &[Some(&frame_layout), Some(&draw_layout)]);
+        let lines = pipeline_layout("mdview lines", &[Some(&frame_layout)]);
+
+        let mesh_shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("mesh.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/mesh.wgsl").into()),
+        });
+        let line_shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("lines.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/lines.wgsl").into()),
+        });
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("mdview texture"),
+            // Repeat: UV animation scrolls past 1.
+            address_mode_u: wgpu::AddressMode::Repeat,
+            address_mode_v: wgpu::AddressMode::Repeat,
+            address_mode_w: wgpu::AddressMode::Repeat,
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            mipmap_filter: wgpu::MipmapFilterMode::Linear,
+            ..Default::default()
+        });
+        let frame_buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("mdview frame uniforms"),
+            size: size_of::<FrameUniforms>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let frame_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("mdview frame"),
+            layout: &frame_layout,
+            entries: &[wgpu::BindGroupEntry { binding: 0, resource: frame_buffer.as_entire_binding() }],
+        });
+        let stride = (size_of::<DrawUniforms>() as u64)
+            .next_multiple_of(u64::from(device.limits().min_uniform_buffer_offset_alignment.max(1)));
+        let draws = create_draw_slots(device, &draw_layout, stride, 16);
+        let fallback = upload_texture(device, queue, "fallback tile", &textures::fallback_tile());
+        let white = upload_texture(device, queue, "white", &RgbaImage::from_pixel(1, 1, image::Rgba([255; 4])));
+        let targets = create_targets(device, [1, 1], sample_count);
+        Self {
+            device: device.clone(),
+            queue: queue.clone(),
+            sample_count,
+            layouts: Layouts { draw: draw_layout, material: material_layout, surface, wire, lines },
+            mesh_shader,
+            line_shader,
+            pipelines: HashMap::new(),
+            sampler,
+            frame_buffer,
+            frame_bind_group,
+            draws,
+            fallback,
+            white,
+            targets,
+            scene: None,
+            lists: FrameLists::default(),
+            line_buffer: None,
+            background: wgpu::Color::BLACK,
+        }
+    }
+
+    /// 4 with MSAA, else 1.
+    pub fn sample_count(&self) -> u32 {
+        self.sample_count
+    }
+
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// Uploads a scene's meshes, textures and materials, replacing the previous scene.
+    /// Textures are searched in the model's folder, a `textures/` folder beside it, then
+    /// `texture_search_dirs`; a texture that resolves nowhere gets the fallback tile, which is
+    /// reported, never an error.
+    pub fn load_scene(&mut self, scene: &Scene, texture_search_dirs: &[PathBuf]) -> SceneReport {
+        let dirs = textures::search_dirs(scene.path.as_deref(), texture_search_dirs);
+        let mut resolver = TextureResolver::new(dirs.clone());
+        let mut report = SceneReport { texture_dirs: dirs, ..SceneReport::default() };
+
+        // Resolve each distinct name once, decode in parallel, upload in order.
+        let mut names: Vec<String> = Vec::new();
+        let mut name_index: HashMap<String, usize> = HashMap::new();
+        for material in &scene.materials {
+            if let Some(name) = &material.texture {
+                let key = name.to_lowercase();
+                if let std::collections::hash_map::Entry::Vacant(slot) = name_index.entry(key) {
+                    slot.insert(names.len());
+                    names.push(name.clone());
+                }
+            }
+        }
+        let paths: Vec<Option<PathBuf>> = names.iter().map(|n| resolver.resolve(n)).collect();
+        let decoded: Vec<Result<(PathBuf, RgbaImage), String>> = paths
+            .into_par_iter()
+            .map(|path| match path {
+                Some(path) => match textures::load_image(&path) {
+                    Ok(image) => Ok((path, image)),
+                    Err(e) => Err(format!("{e:#}")),
+                },
+                None => Err("not found".to_string()),
+            })
+            .collect();
+        let mut gpu_textures = Vec::new();
+        // Per distinct name: texture index into gpu_textures (None = fallback), source, alpha.
+        let mut resolved: Vec<(Option<usize>, TextureSource, SeeThroughKind)> = Vec::new();
+        for (name, image) in names.iter().zip(decoded) {
+            match image {
+                Ok((path, image)) => {
+                    let kind = textures::classify_alpha(&image);
+                    gpu_textures.push(upload_texture(&self.device, &self.queue, name, &image));
+                    resolved.push((Some(gpu_textures.len() - 1), TextureSource::File(path), kind));
+                }
+                Err(reason) => {
+                    log::warn!("texture '{name}': {reason}; using the fallback tile");
+                    resolved.push((None, TextureSource::Fallback { reason }, SeeThroughKind::CutOut));
+                }
+            }
+        }
+
+        let mut materials = Vec::with_capacity(scene.materials.len() + 1);
+        for (index, material) in scene.materials.iter().enumerate() {
+            let entry = material
+                .texture
+                .as_ref()
+                .and_then(|n| name_index.get(&n.to_lowercase()))
+                .and_then(|&i| resolved.get(i));
+            let (view, source, see_through) = match entry {
+                Some((Some(texture), source, kind)) => {
+                    (gpu_textures.get(*texture).map(|t| &t.view).unwrap_or(&self.fallback.view), source.clone(), *kind)
+                }
+                Some((None, source, kind)) => (&self.fallback.view, source.clone(), *kind),
+                None => (&self.white.view, TextureSource::Untextured, SeeThroughKind::CutOut),
+            };
+            let pass = draw_pass(material.alpha, see_through);
+            let uniforms = MaterialUniforms {
+                base_color: material.base_color.to_array(),
+                flags: material.flags,
+                two_sided: u32::from(material.two_sided),
+                unlit: u32::from(material.unlit),
+                textured: u32::from(material.texture.is_some()),
+            };
+            materials.push(GpuMaterial {
+                bind_group: self.material_bind_group(&material.name, &uniforms, view),
+                pass,
+                two_sided: material.two_sided,
+            });
+            report.materials.push(MaterialReport {
+                material: index,
+                name: material.name.clone(),
+                texture: material.texture.clone(),
+                source,
+                pass,
+            });
+        }
+        let default_uniforms =
+            MaterialUniforms { base_color: [0.8, 0.8, 0.8, 1.0], flags: 0, two_sided: 0, unlit: 0, textured: 0 };
+        materials.push(GpuMaterial {
+            bind_group: self.material_bind_group("default", &default_uniforms, &self.white.view),
+            pass: DrawPass::Opaque,
+            two_sided: false,
+        });
+        let default_material = materials.len() - 1;
+
+        let meshes: Vec<Option<GpuMesh>> = scene
+            .meshes
+            .iter()
+            .map(|mesh| upload_mesh(&self.device, mesh, scene.materials.len(), default_material))
+            .collect();
+        report.meshes = meshes.iter().flatten().count();
+        report.vertices = scene.meshes.iter().map(Mesh::vertex_count).sum();
+        report.triangles = scene.meshes.iter().map(|m| m.triangles.len()).sum();
+
+        let bounds = scene.bounds();
+        let (_, radius) = camera::bounding_sphere(&bounds);
+        // Compile the surface pipelines this scene needs now, not on the first frame.
+        for material in &materials {
+            self.ensure_pipeline(PipelineKey::Surface { pass: material.pass, cull: !material.two_sided });
+        }
+        self.scene = Some(GpuScene {
+            mesh_count: scene.meshes.len(),
+            meshes,
+            materials,
+            bounds,
+            radius,
+            _textures: gpu_textures,
+        });
+        report
+    }
+
+    fn material_bind_group(
+        &self,
+        label: &str,
+        uniforms: &MaterialUniforms,
+        view: &wgpu::TextureView,
+    ) -> wgpu::BindGroup {
+        let buffer = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents: bytemuck::bytes_of(uniforms),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(label),
+            layout: &self.layouts.material,
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: buffer.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::TextureView(view) },
+                wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::Sampler(&self.sampler) },
+            ],
+        })
+    }
+
+    /// Renders `pose` of `scene` (the scene last given to [`Renderer::load_scene`]) and
+    /// returns the colour view ([`COLOR_FORMAT`], `view.size` pixels, single-sampled). The
+    /// view stays valid until the next draw with another size.
+    pub fn draw(&mut self, scene: &Scene, pose: &Pose, view: &ViewParams) -> &wgpu::TextureView {
+        self.prepare(scene, pose, view);
+        self.encode_and_submit();
+        &self.targets.color_view
+    }
+
+    /// The colour texture of the last draw.
+    pub fn color_texture(&self) -> &wgpu::Texture {
+        &self.targets.color
+    }
+
+    /// The CPU half of a frame: writes the frame uniforms, one placement per visible mesh,
+    /// animated vertex data, and overlay lines, and sorts the draw lists. Public so its cost
+    /// can be measured apart from the GPU's.
+    pub fn prepare(&mut self, scene: &Scene, pose: &Pose, view: &ViewParams) {
+        let max_side = self.device.limits().max_texture_dimension_2d.max(1);
+        let size = [view.size[0].clamp(1, max_side), view.size[1].clamp(1, max_side)];
+        if self.targets.size != size {
+            self.targets = create_targets(&self.device, size, self.sample_count);
+        }
+        let lists = &mut self.lists;
+        lists.opaque.clear();
+        lists.cutout.clear();
+        lists.blended.clear();
+        lists.wire.clear();
+        lists.highlight.clear();
+        lists.lines.clear();
+
+        let [r, g, b, a] = gpu::linear_rgba(view.background);
+        self.background = wgpu::Color { r: f64::from(r), g: f64::from(g), b: f64::from(b), a: f64::from(a) };
+
+        let (bounds, radius) = match &self.scene {
+            Some(s) => (s.bounds, s.radius),
+            None => (crate::scene::Aabb::EMPTY, 1.0),
+        };
+        let aspect = size[0] as f32 / size[1] as f32;
+        let view_from_world = view.camera.view_from_world();
+        let clip_from_world = view.camera.clip_from_view(aspect, radius) * view_from_world;
+        self.queue.write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame_uniforms(view, clip_from_world)));
+
+        let Some(gpu_scene) = self.scene.as_mut().filter(|s| s.mesh_count == scene.meshes.len()) else {
+            return;
+        };
+        let GpuScene { meshes, materials, .. } = gpu_scene;
+
+        // Placement slots: one per visible mesh.
+        let stride = self.draws.stride as usize;
+        self.draws.staging.clear();
+        let mut slot = 0u32;
+        for (mesh_index, (mesh, gpu_mesh)) in scene.meshes.iter().zip(meshes.iter_mut()).enumerate() {
+            let Some(gpu_mesh) = gpu_mesh else { continue };
+            if !mesh_visible(scene, pose, mesh) {
+                continue;
+            }
+            let world_from_local = pose.mesh_world(scene, mesh_index);
+            let placement = DrawUniforms::new(world_from_local);
+            self.draws.staging.extend_from_slice(bytemuck::bytes_of(&placement));
+            self.draws.staging.resize(slot as usize * stride + stride, 0);
+            update_animated_buffers(&self.queue, mesh, pose, mesh_index, gpu_mesh, lists);
+
+            let mesh_u32 = mesh_index as u32;
+            for (sub_index, sub) in gpu_mesh.submeshes.iter().enumerate() {
+                let Some(material) = materials.get(sub.material) else { continue };
+                let item = DrawItem {
+                    mesh: mesh_u32,
+                    submesh: sub_index as u32,
+                    slot,
+                    material: sub.material as u32,
+                    key: PipelineKey::Surface { pass: material.pass, cull: !material.two_sided },
+                };
+                match material.pass {
+                    DrawPass::Opaque => lists.opaque.push(item),
+                    DrawPass::CutOut => lists.cutout.push(item),
+                    DrawPass::Blend(_) => {
+                        let center_view =
+                            view_from_world.transform_point3(world_from_local.transform_point3(sub.center));
+                        lists.blended.push((center_view.z, item));
+                    }
+                }
+            }
+            if view.overlays.wireframe {
+                lists.wire.push((mesh_u32, slot));
+            }
+            if view.selected_node.is_some() && mesh.node == view.selected_node {
+                lists.highlight.push((mesh_u32, slot));
+            }
+            slot += 1;
+        }
+        // View space looks down -Z: the most negative z is the farthest, drawn first.
+        lists.blended.sort_by(|a, b| a.0.total_cmp(&b.0));
+        // Group opaque and cut-out draws by pipeline to save state changes.
+        lists
+            .opaque
+            .sort_by_key(|i| (i.key == PipelineKey::Surface { pass: DrawPass::Opaque, cull: true }, i.material));
+        lists.cutout.sort_by_key(|i| i.material);
+
+        if slot > self.draws.capacity {
+            let staging = std::mem::take(&mut self.draws.staging);
+            self.draws =
+                create_draw_slots(&self.device, &self.layouts.draw, self.draws.stride, slot.next_power_of_two());
+            self.draws.staging = staging;
+        }
+        if !self.draws.staging.is_empty() {
+            self.queue.write_buffer(&self.draws.buffer, 0, &self.draws.staging);
+        }
+
+        // Wireframe edges are built on first use and kept.
+        for &(mesh_index, _) in lists.wire.iter().chain(&lists.highlight) {
+            if let (Some(Some(gpu_mesh)), Some(mesh)) =
+                (meshes.get_mut(mesh_index as usize), scene.meshes.get(mesh_index as usize))
+                && gpu_mesh.edges.is_none()
+            {
+                gpu_mesh.edges = Some(upload_edges(&self.device, mesh));
+            }
+        }
+        build_overlay_lines(scene, pose, view, &bounds, radius, &mut lists.lines);
+
+        // Pipelines used this frame that load_scene did not already compile.
+        let mut keys: Vec<PipelineKey> = Vec::new();
+        if !lists.wire.is_empty() {
+            keys.push(PipelineKey::Wire);
+        }
+        if !lists.highlight.is_empty() {
+            keys.push(PipelineKey::Highlight);
+        }
+        if !lists.lines.is_empty() {
+            keys.push(PipelineKey::Lines);
+            let bytes: &[u8] = bytemuck::cast_slice(&lists.lines);
+            let needed = bytes.len() as u64;
+            if self.line_buffer.as_ref().is_none_or(|(_, capacity)| *capacity < needed) {
+                let capacity = needed.next_power_of_two();
+                let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("mdview overlay lines"),
+                    size: capacity,
+                    usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                self.line_buffer = Some((buffer, capacity));
+            }
+            if let Some((buffer, _)) = &self.line_buffer {
+                self.queue.write_buffer(buffer, 0, bytes);
+            }
+        }
+        for key in keys {
+            self.ensure_pipeline(key);
+        }
+    }
+
+    /// Records the frame's single render pass and submits it.
+    fn encode_and_submit(&mut self) {
+        let mut encoder =
+            self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("mdview frame") });
+        {
+            let (attachment, resolve_target, store) = match &self.targets.msaa_view {
+                Some(msaa) => (msaa, Some(&self.targets.color_view), wgpu::StoreOp::Discard),
+                None => (&self.targets.color_view, None, wgpu::StoreOp::Store),
+            };
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("mdview scene"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: attachment,
+                    depth_slice: None,
+                    resolve_target,
+                    ops: wgpu::Operations { load: wgpu::LoadOp::Clear(self.background), store },
+                })],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &self.targets.depth_view,
+                    // Reversed depth: the far plane is 0.
+                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(0.0), store: wgpu::StoreOp::Discard }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            pass.set_bind_group(0, &self.frame_bind_group, &[]);
+            if let Some(gpu_scene) = &self.scene {
+                let lists = &self.lists;
+                let items = lists.opaque.iter().chain(&lists.cutout).chain(lists.blended.iter().map(|(_, item)| item));
+                let mut bound: Option<PipelineKey> = None;
+                for item in items {
+                    let (Some(Some(mesh)), Some(material)) =
+                        (gpu_scene.meshes.get(item.mesh as usize), gpu_scene.materials.get(item.material as usize))
+                    else {
+                        continue;
+                    };
+                    let Some(sub) = mesh.submeshes.get(item.submesh as usize) else { continue };
+                    if bound != Some(item.key) {
+                        let Some(pipeline) = self.pipelines.get(&item.key) else { continue };
+                        pass.set_pipeline(pipeline);
+                        bound = Some(item.key);
+                    }
+                    pass.set_bind_group(1, &self.draws.bind_group, &[self.slot_offset(item.slot)]);
+                    pass.set_bind_group(2, &material.bind_group, &[]);
+                    pass.set_vertex_buffer(0, mesh.vertices.slice(..));
+                    pass.set_vertex_buffer(1, mesh.uvs.slice(..));
+                    pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
+                    pass.draw_indexed(sub.indices.clone(), 0, 0..1);
+                }
+                for (key, list) in [(PipelineKey::Wire, &lists.wire), (PipelineKey::Highlight, &lists.highlight)] {
+                    let Some(pipeline) = self.pipelines.get(&key).filter(|_| !list.is_empty()) else { continue };
+                    pass.set_pipeline(pipeline);
+                    for &(mesh_index, slot) in list {
+                        let Some(Some(mesh)) = gpu_scene.meshes.get(mesh_index as usize) else { continue };
+                        let Some((edges, count)) = &mesh.edges else { continue };
+                        if *count == 0 {
+                            continue;
+                        }
+                        pass.set_bind_group(1, &self.draws.bind_group, &[self.slot_offset(slot)]);
+                        pass.set_vertex_buffer(0, mesh.vertices.slice(..));
+                        pass.set_index_buffer(edges.slice(..), wgpu::IndexFormat::Uint32);
+                        pass.draw_indexed(0..*count, 0, 0..1);
+                    }
+                }
+            }
+            if let (Some(pipeline), Some((buffer, _))) = (self.pipelines.get(&PipelineKey::Lines), &self.line_buffer)
+                && !self.lists.lines.is_empty()
+            {
+                pass.set_pipeline(pipeline);
+                pass.set_vertex_buffer(0, buffer.slice(..));
+                pass.draw(0..self.lists.lines.len() as u32, 0..1);
+            }
+        }
+        self.queue.submit([encoder.finish()]);
+    }
+
+    fn slot_offset(&self, slot: u32) -> wgpu::DynamicOffset {
+        (u64::from(slot) * self.draws.stride) as wgpu::DynamicOffset
+    }
+
+    /// Reads the last drawn frame back as sRGB RGBA8 (straight alpha when the background was
+    /// transparent, see [`offscreen::unpremultiply`]).
+    pub fn read_pixels(&self) -> anyhow::Result<RgbaImage> {
+        offscreen::read_texture(&self.device, &self.queue, &self.targets.color, self.targets.size)
+    }
+
+    fn ensure_pipeline(&mut self, key: PipelineKey) {
+        if !self.pipelines.contains_key(&key) {
+            let pipeline = self.create_pipeline(key);
+            self.pipelines.insert(key, pipeline);
+        }
+    }
+
+    fn create_pipeline(&self, key: PipelineKey) -> wgpu::RenderPipeline {
+        let msaa = self.sample_count > 1;
+        let (layout, module, vertex_entry, fragment_entry) = match key {
+            PipelineKey::Surface { pass, .. } => {
+                let fragment = match pass {
+                    DrawPass::Opaque => "fs_opaque",
+                    DrawPass::CutOut if msaa => "fs_cutout_coverage",
+                    DrawPass::CutOut => "fs_cutout",
+                    DrawPass::Blend(_) => "fs_blend",
+                };
+                (&self.layouts.surface, &self.mesh_shader, "vs_mesh", fragment)
+            }
+            PipelineKey::Wire => (&self.layouts.wire, &self.mesh_shader, "vs_wire", "fs_wire"),
+            PipelineKey::Highlight => (&self.layouts.wire, &self.mesh_shader, "vs_wire", "fs_highlight"),
+            PipelineKey::Lines => (&self.layouts.lines, &self.line_shader, "vs_line", "fs_line"),
+        };
+        let surface_buffers = [Some(gpu::position_normal_layout()), Some(gpu::uv_layout())];
+        let wire_buffers = [Some(gpu::position_normal_layout())];
+        let line_buffers = [Some(gpu::line_layout())];
+        let (buffers, topology, cull_mode): (&[Option<wgpu::VertexBufferLayout>], _, _) = match key {
+            PipelineKey::Surface { cull, .. } => {
+                (&surface_buffers, wgpu::PrimitiveTopology::TriangleList, cull.then_some(wgpu::Face::Back))
+            }
+            PipelineKey::Wire | PipelineKey::Highlight => (&wire_buffers, wgpu::PrimitiveTopology::LineList, None),
+            PipelineKey::Lines => (&line_buffers, wgpu::PrimitiveTopology::LineList, None),
+        };
+        // Reversed depth: nearer is greater.
+        let (depth_write, depth_compare) = match key {
+            PipelineKey::Surface { pass: DrawPass::Blend(_), .. } => (false, wgpu::CompareFunction::Greater),
+            PipelineKey::Surface { .. } => (true, wgpu::CompareFunction::Greater),
+            PipelineKey::Wire | PipelineKey::Lines => (false, wgpu::CompareFunction::GreaterEqual),
+            PipelineKey::Highlight => (false, wgpu::CompareFunction::Always),
+        };
+        let blend = match key {
+            PipelineKey::Surface { pass: DrawPass::Blend(kind), .. } => Some(blend_state(kind)),
+            PipelineKey::Lines => Some(wgpu::BlendState::ALPHA_BLENDING),
+            _ => None,
+        };
+        let alpha_to_coverage = msaa && matches!(key, PipelineKey::Surface { pass: DrawPass::CutOut, .. });
+        self.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(&format!("mdview {key:?}")),
+            layout: Some(layout),
+            vertex: wgpu::VertexState {
+                module,
+                entry_point: Some(vertex_entry),
+                compilation_options: Default::default(),
+                buffers,
+            },
+            primitive: wgpu::PrimitiveState {
+                topology,
+                front_face: wgpu::FrontFace::Ccw,
+                cull_mode,
+                ..Default::default()
+            },
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(depth_write),
+                depth_compare: Some(depth_compare),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: wgpu::MultisampleState {
+                count: self.sample_count,
+                mask: !0,
+                alpha_to_coverage_enabled: alpha_to_coverage,
+            },
+            fragment: Some(wgpu::FragmentState {
+                module,
+                entry_point: Some(fragment_entry),
+                compilation_options: Default::default(),
+                targets: &[Some(wgpu::ColorTargetState {
+                    format: COLOR_FORMAT,
+                    blend,
+                    write_mask: wgpu::ColorWrites::ALL,
+                })],
+            }),
+            multiview_mask: None,
+            cache: None,
+        })
+    }
+}
+
+/// The draw pass of a material: see the module doc.
+fn draw_pass(alpha: AlphaMode, see_through: SeeThroughKind) -> DrawPass {
+    match alpha {
+        AlphaMode::Opaque => DrawPass::Opaque,
+        AlphaMode::SeeThrough => match see_through {
+            SeeThroughKind::CutOut => DrawPass::CutOut,
+            SeeThroughKind::Blended => DrawPass::Blend(BlendKind::Alpha),
+        },
+        AlphaMode::Mask => DrawPass::CutOut,
+        AlphaMode::Blend(mode) => match mode {
+            BlendMode::Opaque => DrawPass::Opaque,
+            BlendMode::AlphaKey => DrawPass::CutOut,
+            BlendMode::Alpha => DrawPass::Blend(BlendKind::Alpha),
+            BlendMode::NoAlphaAdd => DrawPass::Blend(BlendKind::Add),
+            BlendMode::Add => DrawPass::Blend(BlendKind::AlphaAdd),
+            BlendMode::Mod => DrawPass::Blend(BlendKind::Modulate),
+            BlendMode::Mod2x => DrawPass::Blend(BlendKind::Modulate2x),
+            BlendMode::BlendAdd => DrawPass::Blend(BlendKind::Premultiplied),
+        },
+    }
+}
+
+fn blend_state(kind: BlendKind) -> wgpu::BlendState {
+    use wgpu::{BlendComponent as C, BlendFactor as F, BlendOperation as Op};
+    let component = |src_factor, dst_factor| C { src_factor, dst_factor, operation: Op::Add };
+    // Additive and modulating modes leave the destination's coverage (alpha) as it was.
+    let keep_alpha = component(F::Zero, F::One);
+    match kind {
+        BlendKind::Alpha => wgpu::BlendState {
+            color: component(F::SrcAlpha, F::OneMinusSrcAlpha),
+            alpha: component(F::One, F::OneMinusSrcAlpha),
+        },
+        BlendKind::Add => wgpu::BlendState { color: component(F::One, F::One), alpha: keep_alpha },
+        BlendKind::AlphaAdd => wgpu::BlendState { color: component(F::SrcAlpha, F::One), alpha: keep_alpha },
+        BlendKind::Modulate => wgpu::BlendState { color: component(F::Dst, F::Zero), alpha: keep_alpha },
+        BlendKind::Modulate2x => wgpu::BlendState { color: component(F::Dst, F::Src), alpha: keep_alpha },
+        BlendKind::Premultiplied => wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING,
+    }
+}
+
+fn frame_uniforms(view: &ViewParams, clip_from_world: Mat4) -> FrameUniforms {
+    let eye = view.camera.eye();
+    let towards_eye = view.camera.eye_direction();
+    let right = Vec3::Y.cross(towards_eye).try_normalize().unwrap_or(Vec3::X);
+    // A key light above and a little left of the camera, so silhouettes read at any angle.
+    let light = (towards_eye * 0.6 + Vec3::Y * 0.75 - right * 0.35).normalize_or(Vec3::Y);
+    const AMBIENT: f32 = 0.38;
+    FrameUniforms {
+        clip_from_world: clip_from_world.to_cols_array_2d(),
+        eye_world: eye.extend(1.0).to_array(),
+        light_dir_world: light.extend(AMBIENT).to_array(),
+        light_color: [0.72, 0.70, 0.66, 1.0],
+        wire_color: overlays::colors::WIRE,
+        highlight_color: overlays::colors::HIGHLIGHT,
+        flag_tint: [1.0, 0.25, 0.02, 0.7],
+        options: [u32::from(view.textures), u32::from(view.lit), view.flag_bits.unwrap_or(0), 0],
+        // Lines are pulled 0.3% of their distance towards the eye (reversed depth scales up).
+        line_params: [0.003, 0.0, 0.0, 0.0],
+    }
+}
+
+/// A mesh is drawn when the node placing it and all that node's ancestors are visible.
+fn mesh_visible(scene: &Scene, pose: &Pose, mesh: &Mesh) -> bool {
+    let mut cursor = mesh.node;
+    let mut steps = 0;
+    while let Some(node) = cursor {
+        if !pose.visible.get(node).copied().unwrap_or(true) {
+            return false;
+        }
+        cursor = scene.nodes.get(node).and_then(|n| n.parent);
+        steps += 1;
+        if steps > scene.nodes.len() {
+            break;
+        }
+    }
+    true
+}
+
+/// Writes morphed positions (with recomputed normals) and animated UVs for meshes the pose
+/// animates, and puts the rest data back once a mesh stops animating.
+fn update_animated_buffers(
+    queue: &wgpu::Queue,
+    mesh: &Mesh,
+    pose: &Pose,
+    mesh_index: usize,
+    gpu_mesh: &mut GpuMesh,
+    lists: &mut FrameLists,
+) {
+    match pose.positions.get(mesh_index).and_then(Option::as_ref) {
+        Some(positions) if positions.len() == gpu_mesh.vertex_count => {
+            smooth_normals(positions, &mesh.triangles, &mut lists.normals);
+            lists.vertices.clear();
+            lists.vertices.extend(
+                positions
+                    .iter()
+                    .zip(&lists.normals)
+                    .map(|(p, n)| PositionNormal { position: p.to_array(), normal: n.to_array() }),
+            );
+            queue.write_buffer(&gpu_mesh.vertices, 0, bytemuck::cast_slice(&lists.vertices));
+            gpu_mesh.positions_animated = true;
+        }
+        _ if gpu_mesh.positions_animated => {
+            queue.write_buffer(&gpu_mesh.vertices, 0, bytemuck::cast_slice(&rest_vertices(mesh)));
+            gpu_mesh.positions_animated = false;
+        }
+        _ => {}
+    }
+    match pose.uvs.get(mesh_index).and_then(Option::as_ref) {
+        Some(uvs) if uvs.len() == gpu_mesh.vertex_count => {
+            lists.uvs.clear();
+            lists.uvs.extend(uvs.iter().map(|uv| uv.to_array()));
+            queue.write_buffer(&gpu_mesh.uvs, 0, bytemuck::cast_slice(&lists.uvs));
+            gpu_mesh.uvs_animated = true;
+        }
+        _ if gpu_mesh.uvs_animated => {
+            queue.write_buffer(&gpu_mesh.uvs, 0, bytemuck::cast_slice(&rest_uvs(mesh)));
+            gpu_mesh.uvs_animated = false;
+        }
+        _ => {}
+    }
+}
+
+/// Smooth normals into a reused buffer (area-weighted face normals, as the scene computes
+/// them for the rest pose).
+fn smooth_normals(positions: &[Vec3], triangles: &[[u32; 3]], out: &mut Vec<Vec3>) {
+    out.clear();
+    out.resize(positions.len(), Vec3::ZERO);
+    for tri in triangles {
+        let [a, b, c] = tri.map(|i| positions.get(i as usize).copied());
+        if let (Some(a), Some(b), Some(c)) = (a, b, c) {
+            let face = (b - a).cross(c - a);
+            for &i in tri {
+                if let Some(n) = out.get_mut(i as usize) {
+                    *n += face;
+                }
+            }
+        }
+    }
+    for n in out.iter_mut() {
+        *n = n.try_normalize().unwrap_or(Vec3::Y);
+    }
+}
+
+fn rest_vertices(mesh: &Mesh) -> Vec<PositionNormal> {
+    let positions = mesh.render_positions();
+    let normals = if mesh.normals.len() == positions.len() {
+        mesh.normals.clone()
+    } else {
+        crate::scene::compute_normals(&positions, &mesh.triangles)
+    };
+    positions
+        .iter()
+        .zip(&normals)
+        .map(|(p, n)| PositionNormal { position: p.to_array(), normal: n.to_array() })
+        .collect()
+}
+
+fn rest_uvs(mesh: &Mesh) -> Vec<[f32; 2]> {
+    let mut uvs: Vec<[f32; 2]> = mesh.uvs.iter().map(|uv| uv.to_array()).collect();
+    uvs.resize(mesh.vertex_count(), [0.0; 2]);
+    uvs
+}
+
+/// Uploads one mesh; `None` when it has no vertices or triangles. Triangle indices out of
+/// range become degenerate, and submesh ranges are clamped to the triangles that exist.
+fn upload_mesh(device: &wgpu::Device, mesh: &Mesh, material_count: usize, default_material: usize) -> Option<GpuMesh> {
+    let vertex_count = mesh.vertex_count();
+    if vertex_count == 0 || mesh.triangles.is_empty() {
+        return None;
+    }
+    let vertices = rest_vertices(mesh);
+    let uvs = rest_uvs(mesh);
+    let indices: Vec<u32> = mesh
+        .triangles
+        .iter()
+        .flat_map(|tri| if tri.iter().all(|&i| (i as usize) < vertex_count) { *tri } else { [0, 0, 0] })
+        .collect();
+    let triangle_count = mesh.triangles.len() as u32;
+    let center_of = |first: u32, count: u32| {
+        let tris = mesh.triangles.get(first as usize..(first + count) as usize).unwrap_or(&[]);
+        let mut bounds = crate::scene::Aabb::EMPTY;
+        for &i in tris.iter().flatten() {
+            if let Some(v) = vertices.get(i as usize) {
+                bounds.include(Vec3::from_array(v.position));
+            }
+        }
+        if bounds.is_empty() { Vec3::ZERO } else { bounds.center() }
+    };
+    let mut submeshes: Vec<GpuSubmesh> = mesh
+        .submeshes
+        .iter()
+        .filter_map(|sub| {
+            let first = sub.first_triangle.min(triangle_count);
+            let end = sub.first_triangle.saturating_add(sub.triangle_count).min(triangle_count);
+            (end > first).then(|| GpuSubmesh {
+                indices: first * 3..end * 3,
+                material: sub.material.filter(|&m| m < material_count).unwrap_or(default_material),
+                center: center_of(first, end - first),
+            })
+        })
+        .collect();
+    if mesh.submeshes.is_empty() {
+        submeshes.push(GpuSubmesh {
+            indices: 0..triangle_count * 3,
+            material: default_material,
+            center: center_of(0, triangle_count),
+        });
+    }
+    let buffer = |label: &str, contents: &[u8], usage| {
+        device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents, usage })
+    };
+    let dynamic = wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST;
+    Some(GpuMesh {
+        vertex_count,
+        vertices: buffer(&mesh.name, bytemuck::cast_slice(&vertices), dynamic),
+        uvs: buffer(&mesh.name, bytemuck::cast_slice(&uvs), dynamic),
+        indices: buffer(&mesh.name, bytemuck::cast_slice(&indices), wgpu::BufferUsages::INDEX),
+        submeshes,
+        edges: None,
+        positions_animated: false,
+        uvs_animated: false,
+    })
+}
+
+fn upload_edges(device: &wgpu::Device, mesh: &Mesh) -> (wgpu::Buffer, u32) {
+    let vertex_count = mesh.vertex_count() as u32;
+    let mut edges = overlays::unique_edges(&mesh.triangles);
+    // Drop edges whose indices are out of range (the surface draws those as degenerate).
+    let mut pairs: Vec<u32> = Vec::with_capacity(edges.len());
+    for pair in edges.chunks_exact(2) {
+        if pair.iter().all(|&i| i < vertex_count) {
+            pairs.extend_from_slice(pair);
+        }
+    }
+    edges = pairs;
+    if edges.is_empty() {
+        // A buffer may not be empty; a single degenerate edge draws nothing visible.
+        edges = vec![0, 0];
+    }
+    let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("mdview edges"),
+        contents: bytemuck::cast_slice(&edges),
+        usage: wgpu::BufferUsages::INDEX,
+    });
+    (buffer, edges.len() as u32)
+}
+
+/// Uploads an RGBA8 image as an sRGB texture with a full mip chain. Images larger than the
+/// device allows are scaled down first.
+fn upload_texture(device: &wgpu::Device, queue: &wgpu::Queue, label: &str, image: &RgbaImage) -> GpuTexture {
+    let max_side = device.limits().max_texture_dimension_2d.max(1);
+    let scaled;
+    let image = if image.width() > max_side || image.height() > max_side || image.width() == 0 || image.height() == 0 {
+        let (w, h) = (image.width().clamp(1, max_side), image.height().clamp(1, max_side));
+        scaled = if image.width() == 0 || image.height() == 0 {
+            textures::fallback_tile()
+        } else {
+            image::imageops::resize(image, w, h, image::imageops::FilterType::Triangle)
+        };
+        &scaled
+    } else {
+        image
+    };
+    let mips = textures::mip_chain(image);
+    let texture = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d { width: image.width(), height: image.height(), depth_or_array_layers: 1 },
+        mip_level_count: 1 + mips.len() as u32,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8UnormSrgb,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    for (level, pixels) in std::iter::once(image).chain(mips.iter()).enumerate() {
+        queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: &texture,
+                mip_level: level as u32,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            pixels.as_raw(),
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(4 * pixels.width()),
+                rows_per_image: Some(pixels.height()),
+            },
+            wgpu::Extent3d { width: pixels.width(), height: pixels.height(), depth_or_array_layers: 1 },
+        );
+    }
+    let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+    GpuTexture { _texture: texture, view }
+}
+
+fn create_targets(device: &wgpu::Device, size: [u32; 2], sample_count: u32) -> Targets {
+    let extent = wgpu::Extent3d { width: size[0], height: size[1], depth_or_array_layers: 1 };
+    let attachment = |label, format, samples, usage| {
+        device.create_texture(&wgpu::TextureDescriptor {
+            label: Some(label),
+            size: extent,
+            mip_level_count: 1,
+            sample_count: samples,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage,
+            view_formats: &[],
+        })
+    };
+    let color = attachment(
+        "mdview colour",
+        COLOR_FORMAT,
+        1,
+        wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_SRC,
+    );
+    let msaa_view = (sample_count > 1).then(|| {
+        attachment("mdview colour msaa", COLOR_FORMAT, sample_count, wgpu::TextureUsages::RENDER_ATTACHMENT)
+            .create_view(&wgpu::TextureViewDescriptor::default())
+    });
+    let depth = attachment("mdview depth", DEPTH_FORMAT, sample_count, wgpu::TextureUsages::RENDER_ATTACHMENT);
+    Targets {
+        size,
+        color_view: color.create_view(&wgpu::TextureViewDescriptor::default()),
+        color,
+        msaa_view,
+        depth_view: depth.create_view(&wgpu::TextureViewDescriptor::default()),
+    }
+}
+
+fn create_draw_slots(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, stride: u64, capacity: u32) -> DrawSlots {
+    let capacity = capacity.max(1);
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("mdview placements"),
+        size: stride * u64::from(capacity),
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("mdview placements"),
+        layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &buffer,
+                offset: 0,
+                size: NonZeroU64::new(size_of::<DrawUniforms>() as u64),
+            }),
+        }],
+    });
+    DrawSlots { buffer, bind_group, stride, capacity, staging: Vec::new() }
+}
+
+/// Grid, per-node boxes and axes, vertex normals and the selected node's box or axes, in
+/// world space.
+fn build_overlay_lines(
+    scene: &Scene,
+    pose: &Pose,
+    view: &ViewParams,
+    bounds: &crate::scene::Aabb,
+    radius: f32,
+    out: &mut Vec<LineVertex>,
+) {
+    let o = view.overlays;
+    if o.grid {
+        overlays::grid(bounds, radius, out);
+    }
+    let needs_meshes = o.bounds || o.normals || view.selected_node.is_some();
+    if needs_meshes {
+        for (mesh_index, mesh) in scene.meshes.iter().enumerate() {
+            if !mesh_visible(scene, pose, mesh) {
+                continue;
+            }
+            let world = pose.mesh_world(scene, mesh_index);
+            let animated = pose.positions.get(mesh_index).and_then(Option::as_ref);
+            let selected = view.selected_node.is_some() && mesh.node == view.selected_node;
+            if o.bounds || selected {
+                let mesh_bounds = match animated {
+                    Some(positions) => crate::scene::Aabb::from_points(positions),
+                    None => mesh.bounds,
+                };
+                let color = if selected { overlays::colors::HIGHLIGHT } else { overlays::colors::BOUNDS };
+                overlays::oriented_box(&world, &mesh_bounds, color, out);
+            }
+            if o.normals {
+                let positions = pose.mesh_positions(scene, mesh_index);
+                let normals = pose.mesh_normals(scene, mesh_index);
+                overlays::normals(&world, &positions, &normals, radius * 0.03, out);
+            }
+        }
+    }
+    if o.axes || view.selected_node.is_some() {
+        for (node, world) in pose.world.iter().enumerate() {
+            let selected = view.selected_node == Some(node);
+            if o.axes || selected {
+                overlays::axes(world, radius * if selected { 0.25 } else { 0.1 }, out);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn see_through_follows_the_texture_and_opaque_ignores_alpha() {
+        assert_eq!(draw_pass(AlphaMode::SeeThrough, SeeThroughKind::CutOut), DrawPass::CutOut);
+        assert_eq!(draw_pass(AlphaMode::SeeThrough, SeeThroughKind::Blended), DrawPass::Blend(BlendKind::Alpha));
+        assert_eq!(draw_pass(AlphaMode::Opaque, SeeThroughKind::Blended), DrawPass::Opaque);
+        assert_eq!(
+            draw_pass(AlphaMode::Blend(BlendMode::Mod2x), SeeThroughKind::CutOut),
+            DrawPass::Blend(BlendKind::Modulate2x)
+        );
+    }
+}
