@@ -43,8 +43,12 @@ impl<'a> Reader<'a> {
         DecodeError::invalid(self.format, field, offset, why)
     }
 
-    /// `len` bytes at `offset`, or an out-of-bounds error naming `field`.
+    /// `len` bytes at `offset`, or an out-of-bounds error naming `field`. Zero bytes are
+    /// always available.
     pub fn bytes(&self, offset: u64, len: u64, field: &str) -> DecodeResult<&'a [u8]> {
+        if len == 0 {
+            return Ok(&[]);
+        }
         let end = offset.checked_add(len).ok_or_else(|| self.error(field, offset, ErrorKind::Overflow))?;
         let out_of_bounds = || self.error(field, offset, ErrorKind::OutOfBounds { needed: len, len: self.len() });
         let start = usize::try_from(offset).map_err(|_| out_of_bounds())?;
@@ -99,7 +103,10 @@ impl<'a> Reader<'a> {
     /// Call this before allocating anything sized by `count`.
     pub fn table(&self, offset: u64, count: u64, stride: u64, field: &str) -> DecodeResult<Table> {
         let size = count.checked_mul(stride).ok_or_else(|| self.error(field, offset, ErrorKind::Overflow))?;
-        self.bytes(offset, size, field)?;
+        // An empty table's offset is never dereferenced, so it need not point into the file.
+        if size > 0 {
+            self.bytes(offset, size, field)?;
+        }
         Ok(Table { offset, count, stride })
     }
 
@@ -120,6 +127,19 @@ impl<'a> Reader<'a> {
         };
         Ok(String::from_utf8_lossy(text).into_owned())
     }
+}
+
+/// A little-endian u16 at `at` within an already-checked slice (`None` past its end). For hot
+/// loops over a table fetched once with [`Reader::bytes`].
+pub fn le_u16(bytes: &[u8], at: usize) -> Option<u16> {
+    let b = bytes.get(at..at.checked_add(2)?)?;
+    Some(u16::from_le_bytes([*b.first()?, *b.get(1)?]))
+}
+
+/// A little-endian f32 at `at` within an already-checked slice (`None` past its end).
+pub fn le_f32(bytes: &[u8], at: usize) -> Option<f32> {
+    let b: [u8; 4] = bytes.get(at..at.checked_add(4)?)?.try_into().ok()?;
+    Some(f32::from_le_bytes(b))
 }
 
 /// A checked table of fixed-size records; `record(i)` gives the offset of record `i`.

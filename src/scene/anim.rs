@@ -4,7 +4,7 @@
 
 use glam::{Mat4, Quat, Vec2, Vec3};
 
-use super::{Channel, Clip, Key, Scene, SkinWeights};
+use super::{Channel, Clip, Key, MorphBlock, Scene, SkinWeights};
 
 /// The scene's state at one time.
 #[derive(Debug, Clone, Default)]
@@ -76,14 +76,10 @@ impl Pose {
                         *v = k.value;
                     }
                 }
-                Channel::VertexMorph { mesh, tracks } => {
+                Channel::VertexMorph { mesh, blocks } => {
                     if let Some(source) = self.begin_source(scene, *mesh, &mut moved) {
-                        for track in tracks {
-                            if let (Some(p), Some(v)) =
-                                (sample_vec3(&track.keys, time), source.get_mut(track.source_vertex as usize))
-                            {
-                                *v = p;
-                            }
+                        for block in blocks {
+                            sample_morph_block(block, time, source);
                         }
                     }
                 }
@@ -260,6 +256,21 @@ fn frame_segment(times: &[f32], time: f32) -> Option<(usize, usize, f32)> {
     let lower = upper.saturating_sub(1);
     let (t0, t1) = (*times.get(lower)?, *times.get(upper)?);
     Some((lower, upper, if t1 > t0 { (time - t0) / (t1 - t0) } else { 0.0 }))
+}
+
+fn sample_morph_block(block: &MorphBlock, time: f32, out: &mut [Vec3]) {
+    let Some((a, b, f)) = frame_segment(&block.times, time) else { return };
+    let width = block.vertices.len();
+    let (Some(from), Some(to)) =
+        (block.positions.get(a * width..(a + 1) * width), block.positions.get(b * width..(b + 1) * width))
+    else {
+        return;
+    };
+    for ((&vertex, pa), pb) in block.vertices.iter().zip(from).zip(to) {
+        if let Some(v) = out.get_mut(vertex as usize) {
+            *v = pa.lerp(*pb, f);
+        }
+    }
 }
 
 fn sample_frames(times: &[f32], frames: &[Vec<Vec3>], time: f32, out: &mut [Vec3]) {

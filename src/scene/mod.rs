@@ -17,7 +17,7 @@
 //! - **TPW `.md2`**: mesh nodes and transform-only nodes, both [`Node`]s; the vertex-order table
 //!   becomes `vertex_source`; a material per TPW material. Animation files become [`Clip`]s with
 //!   [`Channel::NodeRotation`] (absolute local orientation keys), [`Channel::VertexMorph`]
-//!   (per-source-vertex keys) and [`Channel::UvRamp`] (UV components ramping to an end frame).
+//!   (per-source-vertex keys in blocks sharing key times) and [`Channel::UvRamp`] (UV components ramping to an end frame).
 //! - **Quake II `.md2`**: one mesh node; every frame is a [`Channel::FrameMorph`] sample of all
 //!   source positions, grouped into clips by frame name.
 //! - **Quake 3 `.mdr`**: one skinned mesh per surface ([`SkinWeights`], offsets per influence),
@@ -348,11 +348,15 @@ pub struct Key<T> {
     pub value: T,
 }
 
-/// Per-source-vertex morph keys: the vertex's absolute position at each key time.
+/// Morph keys for a set of source vertices that share key times (one TPW morph record):
+/// `positions[key * vertices.len() + k]` is the absolute position of source vertex
+/// `vertices[k]` at `times[key]`. Sharing the times lets a frame find its segment once per
+/// block instead of once per vertex.
 #[derive(Debug, Clone, PartialEq)]
-pub struct VertexMorphTrack {
-    pub source_vertex: u32,
-    pub keys: Vec<Key<Vec3>>,
+pub struct MorphBlock {
+    pub times: Vec<f32>,
+    pub vertices: Vec<u32>,
+    pub positions: Vec<Vec3>,
 }
 
 /// One UV-animation entry: `count` consecutive UV components starting at component `first`
@@ -379,7 +383,7 @@ pub enum Channel {
     /// Node visibility switches: the last key at or before the time decides.
     NodeVisibility { node: usize, keys: Vec<Key<bool>> },
     /// Per-source-vertex positions, linearly interpolated (TPW vertex morph).
-    VertexMorph { mesh: usize, tracks: Vec<VertexMorphTrack> },
+    VertexMorph { mesh: usize, blocks: Vec<MorphBlock> },
     /// Whole-mesh keyframes: `frames[f]` holds every source position at time `times[f]`
     /// (Quake II); linearly interpolated between neighbouring frames.
     FrameMorph { mesh: usize, times: Vec<f32>, frames: Vec<Vec<Vec3>> },
@@ -505,9 +509,10 @@ impl Scene {
     pub fn world_matrices(&self, locals: &[Mat4]) -> Vec<Mat4> {
         let n = self.nodes.len();
         let mut world: Vec<Option<Mat4>> = vec![None; n];
+        let mut chain = Vec::new();
         for start in 0..n {
             // Walk up to the first resolved ancestor, then resolve back down.
-            let mut chain = Vec::new();
+            chain.clear();
             let mut cursor = Some(start);
             while let Some(i) = cursor {
                 if world.get(i).copied().flatten().is_some() || chain.contains(&i) || chain.len() > n {

@@ -12,7 +12,7 @@ use super::TpwModel;
 use super::layout::*;
 use crate::formats::error::DecodeResult;
 use crate::formats::reader::Reader;
-use crate::scene::{Channel, Clip, Key, TrackReport, UvRampEntry, VertexMorphTrack, math};
+use crate::scene::{Channel, Clip, Key, MorphBlock, TrackReport, UvRampEntry, math};
 
 /// OpenTPW plays the game's animations at 25 authoring frames per second.
 pub const FRAMES_PER_SECOND: f32 = 25.0;
@@ -528,26 +528,31 @@ fn bind_morph(records: &[MorphRecord], model: &TpwModel, target: usize, mesh: us
             facts.vertex_count
         ));
     }
-    let mut tracks = Vec::new();
+    let mut blocks = Vec::with_capacity(records.len());
     for record in records {
         let width = record.channels.len();
-        for (k, &vertex) in record.channels.iter().enumerate() {
-            if u32::from(vertex) >= facts.vertex_count {
-                continue; // the two trailing non-vertex channels
+        // Keep the channels that are vertices; the two trailing extras are not.
+        let kept: Vec<(usize, u32)> = record
+            .channels
+            .iter()
+            .enumerate()
+            .filter(|&(_, &id)| u32::from(id) < facts.vertex_count)
+            .map(|(k, &id)| (k, u32::from(id)))
+            .collect();
+        let mut positions = Vec::with_capacity(kept.len() * record.frames.len());
+        for e in 0..record.frames.len() {
+            for &(k, _) in &kept {
+                let raw = record.values.get(e * width + k).copied().unwrap_or(0);
+                positions.push(morph_position(raw, facts.bbox_min, facts.bbox_max));
             }
-            let keys = record
-                .frames
-                .iter()
-                .enumerate()
-                .filter_map(|(e, &frame)| {
-                    let raw = *record.values.get(e * width + k)?;
-                    Some(Key { time: f32::from(frame), value: morph_position(raw, facts.bbox_min, facts.bbox_max) })
-                })
-                .collect();
-            tracks.push(VertexMorphTrack { source_vertex: u32::from(vertex), keys });
         }
+        blocks.push(MorphBlock {
+            times: record.frames.iter().map(|&f| f32::from(f)).collect(),
+            vertices: kept.into_iter().map(|(_, id)| id).collect(),
+            positions,
+        });
     }
-    Ok(Channel::VertexMorph { mesh, tracks })
+    Ok(Channel::VertexMorph { mesh, blocks })
 }
 
 #[cfg(test)]

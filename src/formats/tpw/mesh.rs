@@ -6,7 +6,7 @@ use glam::{Mat4, Vec2, Vec3};
 
 use super::layout::*;
 use crate::formats::error::DecodeResult;
-use crate::formats::reader::{Reader, Table};
+use crate::formats::reader::{Reader, Table, le_f32, le_u16};
 use crate::scene::{
     AlphaMode, Material, Mesh, Node, NodeKind, RawField, Scene, Submesh, compute_normals, math::is_sheared,
 };
@@ -52,7 +52,9 @@ pub(crate) fn locate_nodes(r: &Reader, warnings: &mut Vec<String>) -> DecodeResu
     let mesh_offset = u64::from(r.u32(HDR_MESH_TABLE, "mesh table offset")?);
     if mesh_count > declared_nodes {
         // Meshes are the first nodes, so there are at least as many nodes as meshes.
-        warnings.push(format!("node count {declared_nodes} at 0x42 is below the mesh count {mesh_count}; using {mesh_count}"));
+        warnings.push(format!(
+            "node count {declared_nodes} at 0x42 is below the mesh count {mesh_count}; using {mesh_count}"
+        ));
         declared_nodes = mesh_count;
     }
     let mesh_table = r.table(mesh_offset, mesh_count, MESH_RECORD_SIZE, "mesh table")?;
@@ -245,12 +247,6 @@ impl TextureTables {
     }
 }
 
-/// Reads one of the `count` values of an axis-major batched array (`axes` floats per lane).
-fn batched(r: &Reader, table: &Table, index: u64, axis: u64, field: &str) -> DecodeResult<f32> {
-    let batch = table.record(index / 4);
-    r.f32(batch + axis * 16 + (index % 4) * 4, field)
-}
-
 fn batch_table(r: &Reader, offset: u64, count: u64, axes: u64, field: &str) -> DecodeResult<Table> {
     let batches = count.div_ceil(4);
     r.table(offset, batches, axes * 16, field)
@@ -284,45 +280,55 @@ fn decode_mesh(
     let face_table = r.table(face_offset, face_count, FACE_RECORD_SIZE, "face data")?;
     let material_table = r.table(material_offset, material_count, MATERIAL_RECORD_SIZE, "material table")?;
 
+    // Each table is fetched once as a checked slice, then walked in fixed-size chunks.
+    let vertex_bytes = r.bytes(vertex_table.offset, vertex_table.end() - vertex_table.offset, "vertex data")?;
     let mut source_positions = Vec::with_capacity(vertex_count as usize);
-    for i in 0..vertex_count {
-        let p = Vec3::new(
-            batched(r, &vertex_table, i, 0, "vertex x")?,
-            batched(r, &vertex_table, i, 1, "vertex y")?,
-            batched(r, &vertex_table, i, 2, "vertex z")?,
-        );
-        if !p.is_finite() {
-            return Err(r.invalid("vertex data", vertex_table.record(i / 4), format!("vertex {i} is not finite")));
+    for batch in vertex_bytes.chunks_exact(48) {
+        for lane in 0..4 {
+            if source_positions.len() as u64 == vertex_count {
+                break;
+            }
+            let axis = |a: usize| le_f32(batch, a * 16 + lane * 4).unwrap_or(f32::NAN);
+            let p = Vec3::new(axis(0), axis(1), axis(2));
+            if !p.is_finite() {
+                let i = source_positions.len() as u64;
+                return Err(r.invalid("vertex data", vertex_table.record(i / 4), format!("vertex {i} is not finite")));
+            }
+            source_positions.push(p);
         }
-        source_positions.push(p);
     }
 
+    let order_bytes = r.bytes(order_table.offset, order_table.end() - order_table.offset, "vertex order table")?;
+    let uv_bytes = r.bytes(uv_table.offset, uv_table.end() - uv_table.offset, "UV data")?;
     let mut vertex_source = Vec::with_capacity(order_length as usize);
     let mut uvs = Vec::with_capacity(order_length as usize);
-    for i in 0..order_length {
-        let offset = order_table.record(i);
-        let source = r.u16(offset, "vertex order entry")?;
+    for i in 0..order_length as usize {
+        let source = le_u16(order_bytes, 2 * i).unwrap_or(u16::MAX);
         if u64::from(source) >= vertex_count {
             return Err(r.invalid(
                 "vertex order table",
-                offset,
+                order_table.record(i as u64),
                 format!("entry {i} names source vertex {source}, but the mesh has {vertex_count}"),
             ));
         }
         vertex_source.push(u32::from(source));
-        let uv = Vec2::new(batched(r, &uv_table, i, 0, "UV u")?, batched(r, &uv_table, i, 1, "UV v")?);
+        let (batch, lane) = ((i / 4) * 32, (i % 4) * 4);
+        let uv = Vec2::new(
+            le_f32(uv_bytes, batch + lane).unwrap_or(0.0),
+            le_f32(uv_bytes, batch + 16 + lane).unwrap_or(0.0),
+        );
         uvs.push(if uv.is_finite() { uv } else { Vec2::ZERO });
     }
 
+    let face_bytes = r.bytes(face_table.offset, face_table.end() - face_table.offset, "face data")?;
     let mut stored_faces = Vec::with_capacity(face_count as usize);
-    for i in 0..face_count {
-        let offset = face_table.record(i);
-        let tag = r.u16(offset, "face tag")?;
+    for (i, face) in face_bytes.chunks_exact(FACE_RECORD_SIZE as usize).enumerate() {
+        let tag = le_u16(face, 0).unwrap_or(0);
         let mut corners = [0u32; 3];
         for (k, corner) in corners.iter_mut().enumerate() {
-            let at = offset + 2 + 2 * k as u64;
-            let v = r.u16(at, "face vertex index")?;
+            let v = le_u16(face, 2 + 2 * k).unwrap_or(u16::MAX);
             if u64::from(v) >= order_length {
+                let at = face_table.record(i as u64) + 2 + 2 * k as u64;
                 return Err(r.invalid(
                     "face data",
                     at,
