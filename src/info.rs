@@ -160,7 +160,8 @@ impl Summary {
                 skipped: c.tracks.iter().filter(|t| t.skipped.is_some()).count(),
             })
             .collect();
-        let opened = (scene.kind == SceneKind::Animation).then(|| scene.default_clip.and_then(|c| scene.clips.get(c))).flatten();
+        let opened =
+            (scene.kind == SceneKind::Animation).then(|| scene.default_clip.and_then(|c| scene.clips.get(c))).flatten();
         let mut warnings = scene.warnings.clone();
         if let Some(clip) = opened {
             warnings.extend(clip.warnings.iter().map(|w| format!("{}: {w}", clip.name)));
@@ -249,7 +250,12 @@ impl Summary {
             }
         }
         if let (Some(tracks), Some(frames)) = (&self.tracks, self.frames) {
-            let _ = writeln!(out, "\nClip {}: {frames} frames, {} tracks", self.clip.as_deref().unwrap_or("?"), tracks.len());
+            let _ = writeln!(
+                out,
+                "\nClip {}: {frames} frames, {} tracks",
+                self.clip.as_deref().unwrap_or("?"),
+                tracks.len()
+            );
             for t in tracks {
                 let target = match &t.target_name {
                     Some(name) => format!("{} ({name})", t.target),

@@ -72,7 +72,8 @@ pub fn to_obj(scene: &Scene, pose: &Pose, mtl_name: &str) -> (String, String) {
 
 fn material_name(scene: &Scene, index: usize) -> String {
     let label = scene.materials.get(index).map(|m| m.name.as_str()).unwrap_or("material");
-    let clean: String = label.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+    let clean: String =
+        label.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
     format!("m{index}_{clean}")
 }
 
