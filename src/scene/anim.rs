@@ -160,6 +160,15 @@ impl Pose {
         }
 
         self.world = scene.world_matrices(&self.locals);
+        // Tags and attachments follow their joint: world = joint matrix · offset from the joint.
+        for (index, node) in scene.nodes.iter().enumerate() {
+            if let Some((skeleton, joint)) = node.joint
+                && let Some(m) = self.joints.get(skeleton).and_then(|j| j.get(joint))
+                && let (Some(world), Some(local)) = (self.world.get_mut(index), self.locals.get(index))
+            {
+                *world = *m * *local;
+            }
+        }
     }
 
     /// The mesh's animated source positions, initialised from the rest pose on first use.

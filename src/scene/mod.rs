@@ -116,7 +116,9 @@ pub struct Node {
     /// Transform relative to the parent (column-vector convention, see the module doc).
     pub local: Mat4,
     pub mesh: Option<usize>,
-    /// For tags and bones: the skeleton joint this node follows.
+    /// For tags, attachments and bones: the (skeleton, joint) this node follows. When the pose
+    /// has joint matrices, the node's world matrix is `joint_matrix * local` (its parent is
+    /// ignored), so `local` is the offset from the joint.
     pub joint: Option<(usize, usize)>,
     pub raw: Vec<RawField>,
 }
