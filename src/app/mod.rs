@@ -96,7 +96,7 @@ pub struct Viewer {
     /// Pixel size the viewport had in the last UI pass.
     pub viewport_px: [u32; 2],
     /// Per material, what the renderer did with its texture.
-    pub texture_report: Option<Vec<String>>,
+    pub texture_report: Option<crate::render::SceneReport>,
     recent_path: Option<PathBuf>,
 }
 
@@ -117,6 +117,11 @@ impl Viewer {
             texture_report: None,
             recent_path,
         }
+    }
+
+    /// Width over height of the viewport in the last frame.
+    pub fn viewport_aspect(&self) -> f32 {
+        self.viewport_px[0].max(1) as f32 / self.viewport_px[1].max(1) as f32
     }
 
     pub fn notify(&mut self, text: impl Into<String>, error: bool) {
@@ -349,7 +354,7 @@ impl App {
             window.theme(),
             Some(device.limits().max_texture_dimension_2d as usize),
         );
-        let viewport = Viewport::new(&device, &queue);
+        let viewport = Viewport::new(&adapter, &device, &queue);
         Ok(Gfx { window, surface, device, queue, config, egui_renderer, egui_state, viewport, viewport_texture: None })
     }
 
@@ -357,7 +362,7 @@ impl App {
     fn open_initial(&mut self) {
         let path = match self.options.path.clone() {
             Some(p) => Some(p),
-            None => match demo_folder() {
+            None => match demo_model() {
                 Ok(p) => Some(p),
                 Err(e) => {
                     self.viewer.notify(format!("The built-in demo is not available: {e}"), true);
@@ -404,10 +409,8 @@ impl App {
             let path = if folder {
                 dialog.pick_folder()
             } else {
-                let extensions: Vec<String> = state::MODEL_EXTENSIONS
-                    .iter()
-                    .flat_map(|e| [e.to_string(), e.to_uppercase()])
-                    .collect();
+                let extensions: Vec<String> =
+                    state::MODEL_EXTENSIONS.iter().flat_map(|e| [e.to_string(), e.to_uppercase()]).collect();
                 dialog.add_filter("Models (md2, mdr, m2)", &extensions).add_filter("All files", &["*"]).pick_file()
             };
             let _ = proxy.send_event(UserEvent::Picked { path, folder, elapsed: started.elapsed() });
@@ -440,12 +443,14 @@ impl App {
                 }
                 Action::FrameModel => {
                     if let Some(doc) = &self.viewer.session.doc {
-                        self.viewer.camera.frame(&posed_bounds(doc));
+                        let aspect = self.viewer.viewport_aspect();
+                        self.viewer.camera.frame(&posed_bounds(doc), aspect);
                     }
                 }
                 Action::ResetCamera => {
                     let bounds = self.viewer.session.doc.as_ref().map(posed_bounds);
-                    self.viewer.camera = OrbitCamera::framing(&bounds.unwrap_or(crate::scene::Aabb::EMPTY));
+                    let aspect = self.viewer.viewport_aspect();
+                    self.viewer.camera = OrbitCamera::framing(&bounds.unwrap_or(crate::scene::Aabb::EMPTY), aspect);
                 }
                 Action::SaveViewport => self.save_viewport(),
             }
@@ -455,10 +460,16 @@ impl App {
     /// F12: the viewport picture as a PNG beside the model (or in the current folder).
     fn save_viewport(&mut self) {
         let Some(gfx) = &self.gfx else { return };
-        let Some(texture) = gfx.viewport.texture() else { return };
-        let Some(image) = viewport::read_texture(&gfx.device, &gfx.queue, texture) else {
-            self.viewer.notify("Could not read the viewport back from the GPU", true);
+        if self.viewer.session.doc.is_none() {
+            self.viewer.notify("Nothing to save: no model is open", true);
             return;
+        }
+        let image = match gfx.viewport.read_pixels() {
+            Ok(image) => image,
+            Err(e) => {
+                self.viewer.notify(format!("Could not read the viewport back from the GPU: {e}"), true);
+                return;
+            }
         };
         let doc_path = self.viewer.session.doc.as_ref().map(|d| d.path.clone());
         let (dir, stem) = match &doc_path {
@@ -494,12 +505,15 @@ impl App {
                 Applied::Opened => {
                     self.viewer.save_recent();
                     if let (Some(gfx), Some(doc)) = (&mut self.gfx, &self.viewer.session.doc) {
-                        gfx.viewport.load(&gfx.device, &gfx.queue, doc);
-                        self.viewer.texture_report = gfx.viewport.report.clone();
+                        let report = gfx.viewport.load(doc);
+                        if report.fallback_count() > 0 {
+                            log::info!("{}", report.to_text().trim_end());
+                        }
+                        self.viewer.texture_report = Some(report);
                     }
                     if let Some(doc) = &self.viewer.session.doc {
-                        let bounds = posed_bounds(doc);
-                        self.viewer.camera.frame(&bounds);
+                        let aspect = self.viewer.viewport_aspect();
+                        self.viewer.camera = OrbitCamera::framing(&posed_bounds(doc), aspect);
                         gfx_title(self.gfx.as_ref(), doc);
                     }
                     self.awaiting_present = Some((requested_at, decode_time));
@@ -571,10 +585,8 @@ impl App {
                 gfx.egui_renderer.update_texture(&gfx.device, &gfx.queue, id, &delta);
             }
         }
-        let screen = egui_wgpu::ScreenDescriptor {
-            size_in_pixels: [gfx.config.width, gfx.config.height],
-            pixels_per_point,
-        };
+        let screen =
+            egui_wgpu::ScreenDescriptor { size_in_pixels: [gfx.config.width, gfx.config.height], pixels_per_point };
 
         let want_shot = self.frames_since_ready.is_some_and(|n| {
             self.options.screenshot.is_some() && n >= self.options.screenshot_after_frames.unwrap_or(30)
@@ -626,15 +638,18 @@ impl App {
             }
         }
 
-        let repaint_delay = full_output
-            .viewport_output
-            .get(&egui::ViewportId::ROOT)
-            .map(|v| v.repaint_delay)
-            .unwrap_or(Duration::MAX);
-        let animating = self.viewer.session.doc.as_ref().is_some_and(|d| d.timeline.playing)
-            || self.viewer.session.pending.is_some()
-            || self.options.screenshot.is_some();
-        let delay = if animating { Duration::ZERO } else { repaint_delay };
+        let repaint_delay =
+            full_output.viewport_output.get(&egui::ViewportId::ROOT).map(|v| v.repaint_delay).unwrap_or(Duration::MAX);
+        let playing = self.viewer.session.doc.as_ref().is_some_and(|d| d.timeline.playing);
+        let delay = if playing || self.options.screenshot.is_some() {
+            Duration::ZERO
+        } else if self.viewer.session.pending.is_some() {
+            // Only the spinner moves: draw it at 20 fps, so that when the model arrives the
+            // loop is idle and draws it at once instead of finishing a frame first.
+            repaint_delay.max(Duration::from_millis(50))
+        } else {
+            repaint_delay
+        };
         self.next_repaint = Instant::now().checked_add(delay);
     }
 
@@ -656,10 +671,7 @@ impl App {
                 times.sort_by(f64::total_cmp);
                 if let (Some(first), Some(last)) = (times.first(), times.last()) {
                     let median = times.get(times.len() / 2).copied().unwrap_or(*last);
-                    println!(
-                        "steps {}: min {first:.1} ms, median {median:.1} ms, max {last:.1} ms",
-                        times.len()
-                    );
+                    println!("steps {}: min {first:.1} ms, median {median:.1} ms, max {last:.1} ms", times.len());
                 }
                 self.bench_left = None;
                 if self.options.exit {
@@ -836,7 +848,8 @@ fn gfx_title(gfx: Option<&Gfx>, doc: &state::Document) {
     }
 }
 
-pub(crate) fn file_name(path: &Path) -> String {
+/// The last component of `path`, for labels.
+pub fn file_name(path: &Path) -> String {
     path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string())
 }
 
@@ -849,7 +862,7 @@ fn free_name(dir: &Path, stem: &str) -> PathBuf {
     (2..10_000).map(|n| dir.join(format!("{stem}-{n}.png"))).find(|p| !p.exists()).unwrap_or(first)
 }
 
-/// The built-in demo, written to a temporary folder.
-fn demo_folder() -> std::io::Result<PathBuf> {
-    Err(std::io::Error::new(std::io::ErrorKind::NotFound, "not built into this binary yet"))
+/// The built-in demo, written to a temporary folder: its main model, with the folder listed.
+fn demo_model() -> std::io::Result<PathBuf> {
+    crate::demo::extract().map(|dir| dir.join(crate::demo::MAIN_MODEL))
 }

@@ -8,6 +8,7 @@ use glam::Mat4;
 use super::state::{Document, Folder};
 use super::viewport::FLAG_BITS;
 use super::{Action, Viewer, file_name};
+use crate::render::{SceneReport, TextureSource};
 use crate::scene::{AlphaMode, NodeKind, RawField, math::is_sheared};
 
 /// Accent colours, readable on egui's dark theme.
@@ -157,14 +158,11 @@ pub fn files_ui(ui: &mut Ui, viewer: &mut Viewer) {
         ui.add_space(4.0);
         ui.horizontal(|ui| {
             ui.heading("Folder");
-            ui.weak(format!("{} models", folder.entries.len()));
+            let n = folder.entries.len();
+            ui.weak(if n == 1 { "1 model".to_string() } else { format!("{n} models") });
         });
         ui.label(RichText::new(folder_label(folder)).small()).on_hover_text(folder.dir.display().to_string());
-        ui.add(
-            egui::TextEdit::singleline(&mut folder.filter)
-                .hint_text("Filter by name")
-                .desired_width(f32::INFINITY),
-        );
+        ui.add(egui::TextEdit::singleline(&mut folder.filter).hint_text("Filter by name").desired_width(f32::INFINITY));
         ui.weak("PageUp / PageDown: previous / next");
         ui.separator();
         let doc_path = viewer.session.doc.as_ref().map(|d| d.path.clone());
@@ -201,7 +199,7 @@ pub fn files_ui(ui: &mut Ui, viewer: &mut Viewer) {
                     let playing = playing_source.as_deref().is_some_and(|s| s == anim.as_path());
                     ui.horizontal(|ui| {
                         ui.add_space(16.0);
-                        let text = RichText::new(format!("↳ {}", file_name(anim))).small();
+                        let text = RichText::new(format!("↪ {}", file_name(anim))).small();
                         if ui.selectable_label(playing && current, text).clicked() {
                             viewer.actions.push(Action::Open(anim.clone()));
                         }
@@ -222,7 +220,8 @@ pub fn inspector_ui(ui: &mut Ui, viewer: &mut Viewer) {
     egui::Panel::right("inspector").resizable(true).default_size(340.0).show(ui, |ui| {
         ui.add_space(4.0);
         if let Some(error) = viewer.session.error.clone() {
-            error_banner_ui(ui, &error, &mut viewer.session.error);
+            let has_model = viewer.session.doc.is_some();
+            error_banner_ui(ui, &error, &mut viewer.session.error, has_model);
         }
         let warnings = viewer.session.doc.as_ref().map(|d| d.summary.warnings.len()).unwrap_or(0);
         ui.horizontal(|ui| {
@@ -241,7 +240,7 @@ pub fn inspector_ui(ui: &mut Ui, viewer: &mut Viewer) {
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| match viewer.inspector_tab {
             InspectorTab::Nodes => nodes_ui(ui, doc),
             InspectorTab::Materials => {
-                materials_ui(ui, doc, viewer.texture_report.as_deref(), &mut viewer.display.colour_by_flag)
+                materials_ui(ui, doc, viewer.texture_report.as_ref(), &mut viewer.display.colour_by_flag)
             }
             InspectorTab::Animations => animations_ui(ui, doc, &mut viewer.actions),
             InspectorTab::Info => info_ui(ui, doc, viewer.last_open),
@@ -249,7 +248,7 @@ pub fn inspector_ui(ui: &mut Ui, viewer: &mut Viewer) {
     });
 }
 
-fn error_banner_ui(ui: &mut Ui, error: &str, slot: &mut Option<String>) {
+fn error_banner_ui(ui: &mut Ui, error: &str, slot: &mut Option<String>, has_model: bool) {
     egui::Frame::new()
         .fill(Color32::from_rgb(70, 24, 24))
         .stroke(egui::Stroke::new(1.0, ERROR_COLOUR))
@@ -259,13 +258,15 @@ fn error_banner_ui(ui: &mut Ui, error: &str, slot: &mut Option<String>) {
             ui.horizontal(|ui| {
                 ui.colored_label(ERROR_COLOUR, RichText::new("Could not open the file").strong());
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                    if ui.small_button("✕").on_hover_text("Dismiss").clicked() {
+                    if ui.small_button("×").on_hover_text("Dismiss").clicked() {
                         *slot = None;
                     }
                 });
             });
             ui.label(error);
-            ui.weak("The previous model stays open.");
+            if has_model {
+                ui.weak("The previous model stays open.");
+            }
         });
     ui.add_space(4.0);
 }
@@ -275,7 +276,7 @@ fn nodes_ui(ui: &mut Ui, doc: &mut Document) {
         ui.weak("This file has no nodes.");
         return;
     }
-    ui.weak("▣ mesh   ◇ transform-only   ◆ bone   ⚑ tag");
+    ui.weak("■ mesh   ○ transform-only   ♦ bone   ⚑ tag");
     let roots: Vec<usize> = doc.scene.roots().collect();
     for root in roots {
         node_tree_ui(ui, doc, root, 0);
@@ -296,9 +297,9 @@ fn node_tree_ui(ui: &mut Ui, doc: &mut Document, index: usize, depth: usize) {
     }
     let Some(node) = doc.scene.nodes.get(index) else { return };
     let icon = match (node.kind, node.mesh) {
-        (_, Some(_)) => "▣",
-        (NodeKind::Transform, None) => "◇",
-        (NodeKind::Bone, None) => "◆",
+        (_, Some(_)) => "■",
+        (NodeKind::Transform, None) => "○",
+        (NodeKind::Bone, None) => "♦",
         (NodeKind::Tag, None) => "⚑",
         (NodeKind::Mesh, None) => "□",
     };
@@ -413,7 +414,7 @@ fn raw_fields_ui(ui: &mut Ui, title: &str, fields: &[RawField]) {
     });
 }
 
-fn materials_ui(ui: &mut Ui, doc: &Document, report: Option<&[String]>, colour_by: &mut Option<u32>) {
+fn materials_ui(ui: &mut Ui, doc: &Document, report: Option<&SceneReport>, colour_by: &mut Option<u32>) {
     ui.horizontal(|ui| {
         ui.label("View");
         colour_by_flag_ui(ui, colour_by);
@@ -430,15 +431,21 @@ fn materials_ui(ui: &mut Ui, doc: &Document, report: Option<&[String]>, colour_b
                 let texture = material.texture.as_deref().unwrap_or("(no texture)");
                 ui.label(RichText::new(texture).strong());
             });
-            match report.and_then(|r| r.get(index)) {
-                Some(line) if line.starts_with("fallback") || line.contains("not found") => {
-                    ui.colored_label(WARN_COLOUR, line);
+            let drawn = report.and_then(|r| r.materials.iter().find(|m| m.material == index));
+            match drawn.map(|m| &m.source) {
+                Some(TextureSource::File(path)) => {
+                    ui.colored_label(OK_COLOUR, format!("✔ found: {}", file_name(path)))
+                        .on_hover_text(path.display().to_string());
                 }
-                Some(line) => {
-                    ui.colored_label(OK_COLOUR, line);
+                Some(TextureSource::Fallback { reason }) => {
+                    ui.colored_label(WARN_COLOUR, "⚠ fallback tile").on_hover_text(reason);
+                    ui.label(RichText::new(reason).small().weak());
+                }
+                Some(TextureSource::Untextured) => {
+                    ui.weak("no texture");
                 }
                 None => {
-                    ui.weak("texture resolution: not reported");
+                    ui.weak("texture: not loaded");
                 }
             }
             ui.horizontal_wrapped(|ui| {
@@ -456,6 +463,9 @@ fn materials_ui(ui: &mut Ui, doc: &Document, report: Option<&[String]>, colour_b
                     AlphaMode::Blend(mode) => format!("blend {mode:?}"),
                 };
                 ui.label(format!("Alpha: {alpha}"));
+                if let Some(m) = drawn {
+                    ui.label(RichText::new(format!("drawn {}", m.pass.label())).strong());
+                }
                 if material.two_sided {
                     ui.weak("· two-sided");
                 }
@@ -465,17 +475,25 @@ fn materials_ui(ui: &mut Ui, doc: &Document, report: Option<&[String]>, colour_b
             });
         });
     }
-    let unused = doc.summary.meshes.iter().map(|m| m.materials.len()).sum::<usize>();
-    ui.weak(format!("{unused} submeshes use these materials"));
+    if let Some(report) = report
+        && !report.texture_dirs.is_empty()
+    {
+        ui.add_space(4.0);
+        ui.weak("Textures are looked for in:");
+        for dir in &report.texture_dirs {
+            ui.label(RichText::new(dir.display().to_string()).small().weak());
+        }
+    }
 }
 
 fn flag_chip_ui(ui: &mut Ui, bit: u32, set: bool, colour_by: &mut Option<u32>) {
     let text = RichText::new(format!("{bit:02x}")).monospace().small();
     let text = if set { text.color(Color32::BLACK) } else { text.weak() };
     let fill = if set { OK_COLOUR } else { Color32::TRANSPARENT };
-    let response = ui
-        .add(egui::Button::new(text).fill(fill).small())
-        .on_hover_text(format!("Flag {bit:#04x} is {}. Click to colour meshes by it.", if set { "set" } else { "clear" }));
+    let response = ui.add(egui::Button::new(text).fill(fill).small()).on_hover_text(format!(
+        "Flag {bit:#04x} is {}. Click to colour meshes by it.",
+        if set { "set" } else { "clear" }
+    ));
     if response.clicked() {
         *colour_by = if *colour_by == Some(bit) { None } else { Some(bit) };
     }
@@ -492,7 +510,8 @@ fn animations_ui(ui: &mut Ui, doc: &Document, actions: &mut Vec<Action>) {
     for (index, clip) in doc.scene.clips.iter().enumerate() {
         let playing = doc.clip == Some(index);
         let skipped = clip.tracks.iter().filter(|t| t.skipped.is_some()).count();
-        let mut text = format!("▶ {}   {} frames @ {} fps, {} tracks", clip.name, clip.length(), clip.rate, clip.tracks.len());
+        let mut text =
+            format!("▶ {}   {} frames @ {} fps, {} tracks", clip.name, clip.length(), clip.rate, clip.tracks.len());
         if skipped > 0 {
             text.push_str(&format!(" ({skipped} skipped)"));
         }
@@ -533,7 +552,7 @@ fn animations_ui(ui: &mut Ui, doc: &Document, actions: &mut Vec<Action>) {
             ui.end_row();
             for reason in &track.reasons {
                 ui.label("");
-                ui.colored_label(WARN_COLOUR, RichText::new(format!("↳ {reason}")).small());
+                ui.colored_label(WARN_COLOUR, RichText::new(format!("↪ {reason}")).small());
                 ui.end_row();
             }
         }
@@ -550,7 +569,12 @@ fn info_ui(ui: &mut Ui, doc: &Document, timing: Option<super::OpenTiming>) {
         ui.label(format!("{} (version {})", s.format_name, s.version));
         ui.end_row();
         ui.label("Contents");
-        ui.label(format!("{} nodes, {} meshes, {} materials", s.nodes.len(), s.meshes.len(), doc.scene.materials.len()));
+        ui.label(format!(
+            "{} nodes, {} meshes, {} materials",
+            s.nodes.len(),
+            s.meshes.len(),
+            doc.scene.materials.len()
+        ));
         ui.end_row();
         let (vertices, triangles) = doc.counts();
         ui.label("Geometry");

@@ -113,16 +113,13 @@ impl Folder {
         let position = self.current.and_then(|c| visible.iter().position(|&v| v == c));
         let target = match position {
             Some(p) => (p as i64 + i64::from(delta)).clamp(0, visible.len() as i64 - 1) as usize,
-            None => {
-                // Not on a visible entry: the nearest visible one in the stepping direction.
-                let here = self.current.unwrap_or(0);
-                let after = visible.iter().position(|&v| v > here);
-                if delta > 0 {
-                    after.unwrap_or(visible.len() - 1)
-                } else {
-                    visible.iter().rposition(|&v| v < here).unwrap_or(0)
-                }
-            }
+            None => match self.current {
+                None if delta > 0 => 0,
+                None => visible.len() - 1,
+                // On an entry the filter hides: the nearest visible one in the stepping direction.
+                Some(here) if delta > 0 => visible.iter().position(|&v| v > here).unwrap_or(visible.len() - 1),
+                Some(here) => visible.iter().rposition(|&v| v < here).unwrap_or(0),
+            },
         };
         visible.get(target).copied()
     }
@@ -265,7 +262,8 @@ impl Timeline {
     /// Pauses and moves by whole frames (one clip unit each); wraps in loop mode.
     pub fn step_frames(&mut self, frames: i32) {
         self.playing = false;
-        let target = self.time.round() + frames as f32;
+        // From between two frames, "next" lands on the next whole frame, not one past it.
+        let target = if frames > 0 { self.time.floor() } else { self.time.ceil() } + frames as f32;
         if self.mode == PlayMode::Loop && self.length() >= 1.0 {
             if target > self.end {
                 self.time = self.start;

@@ -70,15 +70,18 @@ pub fn timeline_ui(ui: &mut Ui, viewer: &mut Viewer) {
                     }
                 });
                 let speed_text = format!("{}×", t.speed);
-                egui::ComboBox::from_id_salt("speed").width(56.0).selected_text(speed_text).show_ui(ui, |ui| {
-                    for s in SPEEDS {
-                        if ui.selectable_label(t.speed == s, format!("{s}×")).clicked() {
-                            t.set_speed(s);
+                egui::ComboBox::from_id_salt("speed")
+                    .width(56.0)
+                    .selected_text(speed_text)
+                    .show_ui(ui, |ui| {
+                        for s in SPEEDS {
+                            if ui.selectable_label(t.speed == s, format!("{s}×")).clicked() {
+                                t.set_speed(s);
+                            }
                         }
-                    }
-                })
-                .response
-                .on_hover_text(format!("Speed, {MIN_SPEED}× to {MAX_SPEED}× ([ and ])"));
+                    })
+                    .response
+                    .on_hover_text(format!("Speed, {MIN_SPEED}× to {MAX_SPEED}× ([ and ])"));
                 ui.add(egui::DragValue::new(&mut t.fps).range(1.0..=240.0).speed(0.25).suffix(" fps"))
                     .on_hover_text("Frames per second at 1× (default: the clip's own rate)");
             });

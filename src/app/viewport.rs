@@ -2,79 +2,63 @@
 //! one function ([`Viewport::draw`]) that asks the renderer for a picture of the current pose.
 //! The picture is an offscreen texture that egui shows as an image.
 
+use std::path::PathBuf;
+
 use glam::Vec3;
 
 use super::state::Document;
+use crate::render::{Camera, Overlays, Renderer, SceneReport, ViewParams};
 use crate::scene::Aabb;
 
-/// Orbit camera state: the point looked at, the angles around it (radians) and the distance.
+/// The viewer's camera: the renderer's orbit [`Camera`] plus mouse-driven moves.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct OrbitCamera {
-    pub target: Vec3,
-    pub yaw: f32,
-    pub pitch: f32,
-    pub distance: f32,
-}
+pub struct OrbitCamera(pub Camera);
+
+/// The angles a model is first seen from (degrees).
+pub const DEFAULT_YAW: f32 = 30.0;
+pub const DEFAULT_PITCH: f32 = 20.0;
+/// Degrees per pixel of drag.
+const ORBIT_SPEED: f32 = 0.4;
+const PITCH_LIMIT: f32 = 89.0;
 
 impl Default for OrbitCamera {
     fn default() -> Self {
-        OrbitCamera { target: Vec3::ZERO, yaw: 0.6, pitch: 0.35, distance: 5.0 }
+        OrbitCamera(Camera { yaw_deg: DEFAULT_YAW, pitch_deg: DEFAULT_PITCH, ..Camera::default() })
     }
 }
 
-/// Radians per pixel of drag.
-const ORBIT_SPEED: f32 = 0.008;
-const PITCH_LIMIT: f32 = 1.55;
-
 impl OrbitCamera {
-    /// A camera that shows all of `bounds` from the default angle.
-    pub fn framing(bounds: &Aabb) -> OrbitCamera {
-        let mut camera = OrbitCamera::default();
-        camera.frame(bounds);
-        camera
+    /// The default angles, moved back so `bounds` fills a view of `aspect` (width / height).
+    pub fn framing(bounds: &Aabb, aspect: f32) -> OrbitCamera {
+        OrbitCamera(Camera::framing(bounds, DEFAULT_YAW, DEFAULT_PITCH, aspect))
     }
 
     /// Keeps the angles and moves so `bounds` fills the view.
-    pub fn frame(&mut self, bounds: &Aabb) {
-        if bounds.is_empty() {
-            self.target = Vec3::ZERO;
-            self.distance = 5.0;
-            return;
-        }
-        let radius = (bounds.size().length() * 0.5).max(1e-3);
-        self.target = bounds.center();
-        // Fits a sphere in a 45° field of view with a little margin.
-        self.distance = radius / (22.5f32.to_radians()).sin() * 1.1;
-    }
-
-    /// The unit vector from the target towards the eye.
-    pub fn back(&self) -> Vec3 {
-        Vec3::new(self.pitch.cos() * self.yaw.sin(), self.pitch.sin(), self.pitch.cos() * self.yaw.cos())
-    }
-
-    pub fn eye(&self) -> Vec3 {
-        self.target + self.back() * self.distance
+    pub fn frame(&mut self, bounds: &Aabb, aspect: f32) {
+        let fov = self.0.fov_y_deg;
+        self.0 = Camera { fov_y_deg: fov, ..Camera::framing(bounds, self.0.yaw_deg, self.0.pitch_deg, aspect) };
     }
 
     pub fn orbit(&mut self, dx: f32, dy: f32) {
-        self.yaw -= dx * ORBIT_SPEED;
-        self.pitch = (self.pitch + dy * ORBIT_SPEED).clamp(-PITCH_LIMIT, PITCH_LIMIT);
+        self.0.yaw_deg = (self.0.yaw_deg - dx * ORBIT_SPEED).rem_euclid(360.0);
+        self.0.pitch_deg = (self.0.pitch_deg + dy * ORBIT_SPEED).clamp(-PITCH_LIMIT, PITCH_LIMIT);
     }
 
     /// Moves the target in the view plane so the model follows the mouse; `view_height` is
     /// the viewport's height in the same units as the drag.
     pub fn pan(&mut self, dx: f32, dy: f32, view_height: f32) {
-        let back = self.back();
+        let back = self.0.eye_direction();
         let right = Vec3::Y.cross(back).try_normalize().unwrap_or(Vec3::X);
         let up = back.cross(right);
-        // World units per pixel at the target's depth for a 45° vertical field of view.
-        let scale = 2.0 * self.distance * (22.5f32.to_radians()).tan() / view_height.max(1.0);
-        self.target += (-right * dx + up * dy) * scale;
+        // World units per pixel at the target's depth.
+        let half_fov = (self.0.fov_y_deg.clamp(1.0, 170.0) * 0.5).to_radians();
+        let scale = 2.0 * self.0.distance * half_fov.tan() / view_height.max(1.0);
+        self.0.target += (-right * dx + up * dy) * scale;
     }
 
     /// Wheel zoom: each notch moves a fixed fraction of the distance.
     pub fn zoom(&mut self, scroll: f32) {
-        self.distance = (self.distance * (-scroll * 0.002).exp()).clamp(1e-3, 1e7);
+        self.0.distance = (self.0.distance * (-scroll * 0.002).exp()).clamp(1e-4, 1e7);
     }
 }
 
@@ -102,7 +86,8 @@ impl Default for Display {
             grid: true,
             textured: true,
             lit: true,
-            background: [48, 52, 60],
+            // The renderer's default, sRGB.
+            background: [51, 56, 64],
             colour_by_flag: None,
         }
     }
@@ -111,77 +96,118 @@ impl Default for Display {
 /// The material flag bits the panel shows and the colour-by-flag mode offers.
 pub const FLAG_BITS: [u32; 6] = [0x01, 0x02, 0x10, 0x20, 0x40, 0x80];
 
-/// The offscreen picture of the scene and what the renderer said about the loaded model.
+/// The renderer, and the picture egui shows.
 pub struct Viewport {
+    renderer: Renderer,
+    /// Whether the renderer holds the open document's scene.
+    loaded: bool,
     target: Option<Target>,
-    /// Per material: where its texture came from, or why it fell back.
-    pub report: Option<Vec<String>>,
 }
 
+/// A copy of the renderer's picture with a non-sRGB view: egui samples textures as
+/// gamma-encoded bytes, so it must see the stored bytes, not sRGB-decoded values.
 struct Target {
     texture: wgpu::Texture,
-    /// A non-sRGB view: egui samples it as gamma-encoded bytes, exactly as stored.
     view: wgpu::TextureView,
     size: [u32; 2],
 }
 
-/// The format of the viewport picture; egui gets a plain `Rgba8Unorm` view of it.
-pub const TARGET_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
-
 impl Viewport {
-    pub fn new(_device: &wgpu::Device, _queue: &wgpu::Queue) -> Viewport {
-        Viewport { target: None, report: None }
+    pub fn new(adapter: &wgpu::Adapter, device: &wgpu::Device, queue: &wgpu::Queue) -> Viewport {
+        Viewport { renderer: Renderer::new(adapter, device, queue), loaded: false, target: None }
     }
 
-    /// Uploads a newly opened scene.
-    pub fn load(&mut self, _device: &wgpu::Device, _queue: &wgpu::Queue, _doc: &Document) {
-        self.report = None;
+    /// Uploads a newly opened scene; textures are looked up beside the model.
+    pub fn load(&mut self, doc: &Document) -> SceneReport {
+        let extra: Vec<PathBuf> = Vec::new();
+        self.loaded = true;
+        self.renderer.load_scene(&doc.scene, &extra)
     }
 
-    /// Draws the current pose at `size` pixels and returns the picture's view.
+    /// Draws the current pose at `size` pixels and returns the view egui shows.
     pub fn draw(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        _doc: Option<&Document>,
-        _camera: &OrbitCamera,
+        doc: Option<&Document>,
+        camera: &OrbitCamera,
         display: &Display,
         size: [u32; 2],
     ) -> &wgpu::TextureView {
-        let size = [size[0].clamp(1, 8192), size[1].clamp(1, 8192)];
+        let max_side = device.limits().max_texture_dimension_2d.max(1);
+        let size = [size[0].clamp(1, max_side), size[1].clamp(1, max_side)];
         if self.target.as_ref().is_some_and(|t| t.size != size) {
             self.target = None;
         }
         let target = self.target.get_or_insert_with(|| Target::new(device, size));
-        let srgb_view = target.texture.create_view(&wgpu::TextureViewDescriptor::default());
-        let [r, g, b] = display.background.map(|c| srgb_to_linear(c) as f64);
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("viewport") });
-        {
-            let _pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("viewport clear"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &srgb_view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a: 1.0 }),
-                        store: wgpu::StoreOp::Store,
+        match doc.filter(|_| self.loaded) {
+            Some(doc) => {
+                let view = view_params(doc, camera, display, size);
+                self.renderer.draw(&doc.scene, &doc.pose, &view);
+                let source = self.renderer.color_texture();
+                encoder.copy_texture_to_texture(
+                    source.as_image_copy(),
+                    target.texture.as_image_copy(),
+                    wgpu::Extent3d {
+                        width: size[0].min(source.width()),
+                        height: size[1].min(source.height()),
+                        depth_or_array_layers: 1,
                     },
-                })],
-                depth_stencil_attachment: None,
-                timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
+                );
+            }
+            None => clear(&mut encoder, &target.texture, display.background),
         }
         queue.submit([encoder.finish()]);
         &target.view
     }
 
-    /// The last picture, for F12.
-    pub fn texture(&self) -> Option<&wgpu::Texture> {
-        self.target.as_ref().map(|t| &t.texture)
+    /// The last picture as an image, for F12.
+    pub fn read_pixels(&self) -> anyhow::Result<image::RgbaImage> {
+        self.renderer.read_pixels()
     }
+}
+
+/// What the renderer needs besides the scene and pose.
+fn view_params(doc: &Document, camera: &OrbitCamera, display: &Display, size: [u32; 2]) -> ViewParams {
+    let [r, g, b] = display.background.map(|c| f32::from(c) / 255.0);
+    ViewParams {
+        size,
+        camera: camera.0,
+        background: [r, g, b, 1.0],
+        overlays: Overlays {
+            wireframe: display.wireframe,
+            normals: display.normals,
+            bounds: display.bounds,
+            axes: false,
+            grid: display.grid,
+        },
+        lit: display.lit,
+        textures: display.textured,
+        flag_bits: display.colour_by_flag,
+        selected_node: doc.selected,
+    }
+}
+
+fn clear(encoder: &mut wgpu::CommandEncoder, texture: &wgpu::Texture, background: [u8; 3]) {
+    let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+    let [r, g, b] = background.map(|c| f64::from(srgb_to_linear(c)));
+    let _pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some("viewport clear"),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view: &view,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations {
+                load: wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a: 1.0 }),
+                store: wgpu::StoreOp::Store,
+            },
+        })],
+        depth_stencil_attachment: None,
+        timestamp_writes: None,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    });
 }
 
 impl Target {
@@ -192,10 +218,10 @@ impl Target {
             mip_level_count: 1,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
-            format: TARGET_FORMAT,
+            format: crate::render::COLOR_FORMAT,
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT
                 | wgpu::TextureUsages::TEXTURE_BINDING
-                | wgpu::TextureUsages::COPY_SRC,
+                | wgpu::TextureUsages::COPY_DST,
             view_formats: &[wgpu::TextureFormat::Rgba8Unorm],
         });
         let view = texture.create_view(&wgpu::TextureViewDescriptor {
@@ -269,7 +295,8 @@ pub fn viewport_ui(ui: &mut egui::Ui, viewer: &mut super::Viewer, texture: Optio
         let rect = ui.max_rect();
         let response = ui.allocate_rect(rect, Sense::click_and_drag());
         let ppp = ui.ctx().pixels_per_point();
-        viewer.viewport_px = [(rect.width() * ppp).round().max(1.0) as u32, (rect.height() * ppp).round().max(1.0) as u32];
+        viewer.viewport_px =
+            [(rect.width() * ppp).round().max(1.0) as u32, (rect.height() * ppp).round().max(1.0) as u32];
         let painter = ui.painter_at(rect);
         match texture {
             Some(id) => {
@@ -328,7 +355,13 @@ pub fn viewport_ui(ui: &mut egui::Ui, viewer: &mut super::Viewer, texture: Optio
         }
         if viewer.drop_hover {
             painter.rect_filled(rect.shrink(8.0), 8.0, Color32::from_rgba_unmultiplied(40, 90, 160, 90));
-            painter.text(rect.center(), Align2::CENTER_CENTER, "Drop to open", FontId::proportional(26.0), Color32::WHITE);
+            painter.text(
+                rect.center(),
+                Align2::CENTER_CENTER,
+                "Drop to open",
+                FontId::proportional(26.0),
+                Color32::WHITE,
+            );
         }
     });
 }

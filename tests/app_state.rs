@@ -1,0 +1,337 @@
+//! The viewer's state logic without a window: folder listing and stepping, TPW sibling
+//! grouping, the timeline's arithmetic, recent-files persistence, and what happens to the open
+//! model when the next file is damaged.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use mdview::app::loader::{self, Loader, Request};
+use mdview::app::state::{Applied, Folder, PlayMode, RECENT_LIMIT, Recent, Session, Timeline};
+use mdview::formats::tpw::writer::{AnimFile, RotationKeySpec, TrackSpec, quat_y};
+
+fn paths(names: &[&str]) -> Vec<PathBuf> {
+    names.iter().map(|n| Path::new("/models").join(n)).collect()
+}
+
+fn names(folder: &Folder) -> Vec<String> {
+    folder.entries.iter().map(|e| e.name.clone()).collect()
+}
+
+#[test]
+fn animations_group_under_their_base_model() {
+    let folder = Folder::from_files(
+        Path::new("/models"),
+        paths(&[
+            "gateM2.MD2",
+            "GATE.MD2",
+            "gatem10.md2",
+            "gateM1.MD2",
+            "droid.md2",
+            "orphanM1.md2",
+            "readme.txt",
+            "tree.m2",
+            "boss.mdr",
+        ]),
+    );
+    assert_eq!(names(&folder), ["boss.mdr", "droid.md2", "GATE.MD2", "orphanM1.md2", "tree.m2"]);
+    let gate = &folder.entries[2];
+    let anims: Vec<String> = gate.animations.iter().map(|p| mdview::app::file_name(p)).collect();
+    // Numeric order, case-insensitive match on the base stem.
+    assert_eq!(anims, ["gateM1.MD2", "gateM2.MD2", "gatem10.md2"]);
+    // An animation without its base stays a normal entry (it still opens and reports why).
+    assert!(folder.entries[3].animations.is_empty());
+}
+
+#[test]
+fn an_m_suffix_on_a_non_md2_file_is_not_an_animation() {
+    let folder = Folder::from_files(Path::new("/m"), paths(&["unit.m2", "unitM1.m2"]));
+    assert_eq!(names(&folder), ["unit.m2", "unitM1.m2"]);
+}
+
+#[test]
+fn stepping_stops_at_the_ends_and_follows_the_filter() {
+    let mut folder = Folder::from_files(Path::new("/m"), paths(&["a.md2", "b.md2", "c.md2", "d.md2", "e.md2"]));
+    assert_eq!(folder.step(1), Some(0), "nothing open: the first model");
+    folder.current = Some(0);
+    assert_eq!(folder.step(1), Some(1));
+    assert_eq!(folder.step(-1), Some(0), "stays on the first");
+    folder.current = Some(4);
+    assert_eq!(folder.step(1), Some(4), "stays on the last");
+    assert_eq!(folder.step(-2), Some(2));
+
+    // The filter hides b and d; stepping skips them.
+    folder.entries[1].name = "b_hidden.md2".into();
+    folder.entries[3].name = "d_hidden.md2".into();
+    folder.filter = "  ".into();
+    assert_eq!(folder.visible().len(), 5, "a blank filter shows everything");
+    folder.filter = "HIDDEN".into();
+    assert_eq!(folder.visible(), [1, 3]);
+    folder.filter = "!hidden".into();
+    assert!(folder.visible().is_empty());
+    assert_eq!(folder.step(1), None);
+
+    let mut folder = Folder::from_files(Path::new("/m"), paths(&["a.md2", "b.md2", "c.md2", "d.md2", "e.md2"]));
+    folder.filter = "[ace]".into();
+    assert!(folder.visible().is_empty(), "the filter is a plain substring");
+    folder.filter = String::new();
+    folder.entries[0].name = "x_a".into();
+    folder.entries[2].name = "x_c".into();
+    folder.entries[4].name = "x_e".into();
+    folder.filter = "x_".into();
+    folder.current = Some(0);
+    assert_eq!(folder.step(1), Some(2));
+    // Current entry hidden by the filter: step to the nearest visible one in that direction.
+    folder.current = Some(3);
+    assert_eq!(folder.step(1), Some(4));
+    assert_eq!(folder.step(-1), Some(2));
+}
+
+#[test]
+fn the_filter_matches_animation_names_too() {
+    let mut folder = Folder::from_files(Path::new("/m"), paths(&["gate.md2", "gateM1.md2", "tree.md2"]));
+    folder.filter = "m1".into();
+    assert_eq!(folder.visible(), [0]);
+}
+
+#[test]
+fn timeline_loops_wraps_and_clamps() {
+    let mut t = Timeline::new(0.0, 40.0, 25.0);
+    assert!(!t.playing);
+    t.advance(1.0);
+    assert_eq!(t.time, 0.0, "paused: time stands still");
+    t.toggle_play();
+    t.advance(1.0);
+    assert_eq!(t.time, 25.0);
+    t.advance(1.0);
+    assert!((t.time - 10.0).abs() < 1e-4, "loop wraps 50 to 10, got {}", t.time);
+
+    t.set_speed(2.0);
+    t.advance(0.2);
+    assert!((t.time - 20.0).abs() < 1e-4, "2x speed: 0.2 s is 10 frames, got {}", t.time);
+    t.set_speed(100.0);
+    assert_eq!(t.speed, 4.0);
+    t.set_speed(0.01);
+    assert_eq!(t.speed, 0.25);
+    t.set_speed(f32::NAN);
+    assert_eq!(t.speed, 0.25);
+}
+
+#[test]
+fn timeline_once_stops_at_the_end_and_replays() {
+    let mut t = Timeline::new(0.0, 10.0, 10.0);
+    t.mode = PlayMode::Once;
+    t.toggle_play();
+    t.advance(0.5);
+    assert_eq!(t.time, 5.0);
+    t.advance(5.0);
+    assert_eq!(t.time, 10.0);
+    assert!(!t.playing);
+    t.toggle_play();
+    assert!(t.playing);
+    assert_eq!(t.time, 0.0, "playing a finished clip starts it again");
+}
+
+#[test]
+fn timeline_ping_pong_bounces() {
+    let mut t = Timeline::new(10.0, 20.0, 10.0);
+    t.mode = PlayMode::PingPong;
+    t.toggle_play();
+    t.advance(0.8);
+    assert!((t.time - 18.0).abs() < 1e-4);
+    t.advance(0.4);
+    assert!((t.time - 18.0).abs() < 1e-4, "out 2 past the end, back to 18: {}", t.time);
+    t.advance(0.3);
+    assert!((t.time - 15.0).abs() < 1e-4, "still on the way back: {}", t.time);
+    t.advance(0.7);
+    assert!((t.time - 12.0).abs() < 1e-4, "bounced off the start: {}", t.time);
+    // A long jump folds correctly too (3 full round trips plus 4 frames).
+    t.advance(6.4);
+    assert!((t.time - 16.0).abs() < 1e-3, "{}", t.time);
+}
+
+#[test]
+fn frame_steps_and_seeks() {
+    let mut t = Timeline::new(0.0, 5.0, 25.0);
+    t.playing = true;
+    t.step_frames(1);
+    assert!(!t.playing, "stepping pauses");
+    assert_eq!(t.time, 1.0);
+    t.time = 4.6;
+    t.step_frames(1);
+    assert_eq!(t.time, 5.0, "from between frames, the next whole frame");
+    t.step_frames(1);
+    assert_eq!(t.time, 0.0, "loop mode wraps past the end");
+    t.step_frames(-1);
+    assert_eq!(t.time, 5.0);
+    t.mode = PlayMode::Once;
+    t.step_frames(3);
+    assert_eq!(t.time, 5.0, "once mode clamps");
+    t.seek(-3.0);
+    assert_eq!(t.time, 0.0);
+    t.seek(f32::NAN);
+    assert_eq!(t.time, 0.0);
+    t.to_end();
+    assert_eq!(t.frame(), 5.0);
+    t.to_start();
+    assert_eq!(t.frame(), 0.0);
+}
+
+#[test]
+fn a_zero_length_clip_stays_put() {
+    let mut t = Timeline::new(3.0, 3.0, 25.0);
+    t.playing = true;
+    for mode in PlayMode::ALL {
+        t.mode = mode;
+        t.advance(0.5);
+        assert_eq!(t.time, 3.0);
+    }
+}
+
+#[test]
+fn recent_files_persist_newest_first() {
+    let dir = common::temp_dir("recent");
+    let file = dir.join("sub").join("recent.json");
+    let mut recent = Recent::default();
+    recent.add_file(Path::new("/a/one.md2"));
+    recent.add_file(Path::new("/b/two.md2"));
+    recent.add_file(Path::new("/a/one.md2"));
+    recent.add_folder(Path::new("/c"));
+    recent.save(&file).expect("save");
+    let loaded = Recent::load(&file);
+    assert_eq!(loaded, recent);
+    assert_eq!(loaded.files, [PathBuf::from("/a/one.md2"), PathBuf::from("/b/two.md2")]);
+    assert_eq!(loaded.folders, [PathBuf::from("/c"), PathBuf::from("/a"), PathBuf::from("/b")]);
+
+    for i in 0..(RECENT_LIMIT + 5) {
+        recent.add_file(&PathBuf::from(format!("/x/{i}.md2")));
+    }
+    assert_eq!(recent.files.len(), RECENT_LIMIT);
+    assert_eq!(recent.files[0], PathBuf::from(format!("/x/{}.md2", RECENT_LIMIT + 4)));
+
+    // A damaged or missing settings file is not an error: the list just starts empty.
+    std::fs::write(&file, b"{ not json").expect("write");
+    assert_eq!(Recent::load(&file), Recent::default());
+    assert_eq!(Recent::load(&dir.join("missing.json")), Recent::default());
+    let leftovers: Vec<_> = std::fs::read_dir(dir.join("sub")).expect("dir").filter_map(|e| e.ok()).collect();
+    assert_eq!(leftovers.len(), 1, "no temporary files left behind");
+}
+
+fn gate_anim(radians: f32) -> AnimFile {
+    AnimFile {
+        last_frame: 20,
+        tracks: vec![TrackSpec {
+            target: 0,
+            rotation: vec![
+                RotationKeySpec { frame: 0, flags: 0, quat: quat_y(0.0) },
+                RotationKeySpec { frame: 20, flags: 0, quat: quat_y(radians) },
+            ],
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+/// A folder with the island model, two animations of it, and a damaged file.
+fn model_folder(name: &str) -> PathBuf {
+    let dir = common::temp_dir(name);
+    common::write(&dir, "island.md2", &common::island().to_bytes());
+    common::write(&dir, "islandM1.md2", &gate_anim(1.5).to_bytes());
+    common::write(&dir, "islandM2.md2", &gate_anim(-1.5).to_bytes());
+    let mut damaged = common::island().to_bytes();
+    damaged.truncate(damaged.len() / 3);
+    common::write(&dir, "junk.md2", &damaged);
+    common::write(&dir, "notes.txt", b"not a model");
+    dir
+}
+
+fn load_now(session: &mut Session, id: u64, path: &Path) -> Applied {
+    session.begin(id, path.to_path_buf());
+    session.apply(loader::load(Request { id, path: path.to_path_buf(), requested_at: Instant::now() }))
+}
+
+#[test]
+fn a_damaged_file_keeps_the_previous_model() {
+    let dir = model_folder("session");
+    let mut session = Session::default();
+    let first = session.target_for(&dir).expect("folder has models");
+    assert_eq!(mdview::app::file_name(&first), "island.md2");
+    let folder = session.folder.as_ref().expect("folder listed");
+    assert_eq!(names(folder), ["island.md2", "junk.md2"]);
+    assert_eq!(folder.entries[0].animations.len(), 2);
+
+    assert_eq!(load_now(&mut session, 1, &first), Applied::Opened);
+    let doc = session.doc.as_ref().expect("opened");
+    assert_eq!(doc.scene.clips.len(), 2, "sibling animations attached");
+    assert_eq!(doc.clip, Some(0), "the first animation plays at once");
+    assert!(doc.timeline.playing);
+    assert_eq!(doc.timeline.fps, 25.0, "TPW plays at 25 frames per second");
+
+    let next = session.step(1).expect("a next model");
+    assert_eq!(mdview::app::file_name(&next), "junk.md2");
+    assert_eq!(load_now(&mut session, 2, &next), Applied::Failed);
+    let error = session.error.clone().expect("error recorded");
+    assert!(error.contains("junk.md2"), "{error}");
+    let doc = session.doc.as_ref().expect("previous model still open");
+    assert_eq!(mdview::app::file_name(&doc.path), "island.md2");
+    assert_eq!(session.step(1), None, "junk is the last model");
+    assert_eq!(session.step(-1).as_deref(), Some(first.as_path()), "stepping goes on from the failed file");
+
+    // Unknown formats and missing files fail the same way.
+    let text = dir.join("notes.txt");
+    assert_eq!(load_now(&mut session, 3, &text), Applied::Failed);
+    assert!(session.error.as_deref().is_some_and(|e| e.contains("not a known model format")), "{:?}", session.error);
+    assert_eq!(load_now(&mut session, 4, &dir.join("gone.md2")), Applied::Failed);
+    assert!(session.doc.is_some());
+    assert!(session.target_for(&dir.join("gone.md2")).is_err());
+}
+
+#[test]
+fn opening_an_animation_plays_it_on_its_base_model() {
+    let dir = model_folder("anim-open");
+    let mut session = Session::default();
+    let anim = dir.join("islandM2.md2");
+    let target = session.target_for(&anim).expect("exists");
+    assert_eq!(session.folder.as_ref().and_then(|f| f.current), Some(0), "the base model's entry is current");
+    assert_eq!(load_now(&mut session, 1, &target), Applied::Opened);
+    let doc = session.doc.as_ref().expect("opened");
+    assert_eq!(doc.clip.and_then(|c| doc.scene.clips.get(c)).map(|c| c.name.as_str()), Some("M2"));
+}
+
+#[test]
+fn stale_results_are_dropped() {
+    let dir = model_folder("stale");
+    let mut session = Session::default();
+    let model = dir.join("island.md2");
+    session.begin(7, model.clone());
+    let old = loader::load(Request { id: 6, path: model.clone(), requested_at: Instant::now() });
+    assert_eq!(session.apply(old), Applied::Stale);
+    assert!(session.doc.is_none());
+    let new = loader::load(Request { id: 7, path: model, requested_at: Instant::now() });
+    assert_eq!(session.apply(new), Applied::Opened);
+}
+
+#[test]
+fn the_loader_thread_answers_the_newest_request() {
+    let dir = model_folder("loader");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut loader = Loader::spawn(move || {
+        let _ = tx.send(());
+    });
+    let mut last = 0;
+    for _ in 0..20 {
+        last = loader.request(dir.join("island.md2"), Instant::now());
+    }
+    let mut seen = Vec::new();
+    while let Some(loaded) = loader.wait(std::time::Duration::from_secs(10)) {
+        assert!(loaded.result.is_ok());
+        seen.push(loaded.id);
+        if loaded.id == last {
+            break;
+        }
+    }
+    assert_eq!(seen.last(), Some(&last));
+    assert!(seen.len() < 20, "queued requests are skipped, decoded {}", seen.len());
+    assert!(rx.recv_timeout(std::time::Duration::from_secs(1)).is_ok(), "the wake callback ran");
+}
