@@ -456,15 +456,16 @@ fn materials_ui(ui: &mut Ui, doc: &Document, report: Option<&SceneReport>, colou
                 }
             });
             ui.horizontal_wrapped(|ui| {
-                let alpha = match material.alpha {
+                let see_through = match material.alpha {
                     AlphaMode::Opaque => "opaque".to_string(),
-                    AlphaMode::SeeThrough => "see-through (cut-out or blended, per texture)".to_string(),
+                    AlphaMode::SeeThrough => "see-through".to_string(),
                     AlphaMode::Mask => "alpha-tested".to_string(),
-                    AlphaMode::Blend(mode) => format!("blend {mode:?}"),
+                    AlphaMode::Blend(mode) => format!("blend mode {mode:?}"),
                 };
-                ui.label(format!("Alpha: {alpha}"));
+                ui.label(see_through);
                 if let Some(m) = drawn {
-                    ui.label(RichText::new(format!("drawn {}", m.pass.label())).strong());
+                    ui.label(RichText::new(format!("drawn as {}", m.pass.label())).strong())
+                        .on_hover_text("How the renderer draws it: see-through textures with hard edges are cut out, gradients are blended");
                 }
                 if material.two_sided {
                     ui.weak("· two-sided");
