@@ -15,6 +15,9 @@ pub struct Summary {
     pub version: u32,
     pub nodes: Vec<NodeSummary>,
     pub meshes: Vec<MeshSummary>,
+    /// Every material with its texture and, where the format resolves textures itself
+    /// (Quake II skins), the file found or `null` when it is missing.
+    pub textures: Vec<TextureSummary>,
     /// Every clip the model has (TPW sibling animations, Quake II frame groups...).
     pub clips: Vec<ClipSummary>,
     /// The clip of the opened animation file, when one was opened.
@@ -46,6 +49,13 @@ pub struct NodeSummary {
 }
 
 #[derive(Debug, Serialize)]
+pub struct TextureSummary {
+    pub material: usize,
+    pub texture: Option<String>,
+    pub resolved: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
 pub struct MeshSummary {
     pub name: String,
     pub node: Option<usize>,
@@ -71,6 +81,9 @@ pub struct MaterialSummary {
 pub struct ClipSummary {
     pub name: String,
     pub source: Option<String>,
+    /// First and last time of the clip (frames; milliseconds for M2).
+    pub first: f32,
+    pub last: f32,
     pub frames: f32,
     pub rate: f32,
     pub tracks: usize,
@@ -147,12 +160,24 @@ impl Summary {
                     .collect(),
             })
             .collect();
+        let textures = scene
+            .materials
+            .iter()
+            .enumerate()
+            .map(|(material, m)| TextureSummary {
+                material,
+                texture: m.texture.clone(),
+                resolved: m.texture_path.as_ref().map(|p| p.display().to_string()),
+            })
+            .collect();
         let clips = scene
             .clips
             .iter()
             .map(|c| ClipSummary {
                 name: c.name.clone(),
                 source: c.source.as_ref().map(|p| p.display().to_string()),
+                first: c.start,
+                last: c.end,
                 frames: c.length(),
                 rate: c.rate,
                 tracks: c.tracks.len(),
@@ -174,6 +199,7 @@ impl Summary {
             version: scene.version,
             nodes,
             meshes,
+            textures,
             clips,
             clip: opened.map(|c| c.name.clone()),
             frames: opened.map(|c| c.length()),
@@ -232,19 +258,36 @@ impl Summary {
                 );
             }
         }
+        if self.format == "quake2-md2" {
+            let _ = writeln!(out, "\nSkins:");
+            for t in &self.textures {
+                let name = t.texture.as_deref().unwrap_or("(none named)");
+                match &t.resolved {
+                    Some(path) => {
+                        let _ = writeln!(out, "  {name}: {path}");
+                    }
+                    None => {
+                        let _ = writeln!(out, "  {name}: MISSING (fallback texture)");
+                    }
+                }
+            }
+        }
         if !self.clips.is_empty() {
             let _ = writeln!(out, "\nAnimations:");
             for c in &self.clips {
                 let marker = if self.clip.as_deref() == Some(c.name.as_str()) { "*" } else { " " };
+                let tracks = if c.tracks > 0 {
+                    format!(", {} tracks ({} playing, {} skipped)", c.tracks, c.playing, c.skipped)
+                } else {
+                    String::new()
+                };
                 let _ = writeln!(
                     out,
-                    " {marker}{}: {} frames at {} fps, {} tracks ({} playing, {} skipped){}",
+                    " {marker}{}: {}..={} at {} per second{tracks}{}",
                     c.name,
-                    c.frames,
+                    c.first,
+                    c.last,
                     c.rate,
-                    c.tracks,
-                    c.playing,
-                    c.skipped,
                     c.source.as_deref().map(|s| format!("  [{s}]")).unwrap_or_default()
                 );
             }

@@ -84,10 +84,7 @@ pub fn model_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
             let path = entry?.path();
             if path.is_dir() {
                 stack.push(path);
-            } else if path
-                .extension()
-                .is_some_and(|e| MODEL_EXTENSIONS.iter().any(|m| e.eq_ignore_ascii_case(m)))
-            {
+            } else if path.extension().is_some_and(|e| MODEL_EXTENSIONS.iter().any(|m| e.eq_ignore_ascii_case(m))) {
                 out.push(path);
             }
         }
@@ -270,7 +267,11 @@ impl ScanReport {
     pub fn to_text(&self) -> String {
         use std::fmt::Write;
         let mut out = String::new();
-        let _ = writeln!(out, "Scanned {}: {} files, {} bytes in {:.1} ms", self.dir, self.files, self.bytes, self.elapsed_ms);
+        let _ = writeln!(
+            out,
+            "Scanned {}: {} files, {} bytes in {:.1} ms",
+            self.dir, self.files, self.bytes, self.elapsed_ms
+        );
         let _ = writeln!(out, "\nFiles by format:");
         for (format, n) in &self.by_format {
             let _ = writeln!(out, "  {format:<14} {n:>7}");
@@ -307,7 +308,11 @@ impl ScanReport {
                 let _ = writeln!(out, "      {n:>7}  {reason}");
             }
         }
-        let _ = writeln!(out, "\nMaterial flag bits ({} textured material uses, {} see-through):", self.material_uses, self.see_through_uses);
+        let _ = writeln!(
+            out,
+            "\nMaterial flag bits ({} textured material uses, {} see-through):",
+            self.material_uses, self.see_through_uses
+        );
         for (bit, n) in &self.material_flag_bits {
             let _ = writeln!(out, "  {bit:<6} {n:>7}");
         }

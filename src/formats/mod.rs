@@ -6,6 +6,8 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
 pub mod error;
+pub mod quake2;
+pub mod quake_axes;
 pub mod reader;
 pub mod tpw;
 
@@ -54,6 +56,7 @@ pub enum OpenError {
 pub fn decode_bytes(data: &[u8]) -> DecodeResult<Scene> {
     match detect(data)? {
         FormatKind::TpwMd2 => tpw::decode(data),
+        FormatKind::Quake2Md2 => quake2::decode(data),
         other => Err(DecodeError::unsupported(
             other.id(),
             "magic",
@@ -71,6 +74,7 @@ pub fn open(path: &Path) -> Result<Scene, OpenError> {
     let kind = detect(&data).map_err(|source| OpenError::Decode { path: display.clone(), source })?;
     let mut scene = match kind {
         FormatKind::TpwMd2 => tpw::open(path, &data),
+        FormatKind::Quake2Md2 => quake2::open(path, &data),
         _ => decode_bytes(&data),
     }
     .map_err(|source| OpenError::Decode { path: display, source })?;

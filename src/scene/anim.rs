@@ -19,6 +19,9 @@ pub struct Pose {
     pub positions: Vec<Option<Vec<Vec3>>>,
     /// Per mesh: render-vertex UVs when the clip animates them, else `None`.
     pub uvs: Vec<Option<Vec<Vec2>>>,
+    /// Per mesh: render-vertex normals when the clip supplies them (Quake II's normal table),
+    /// else `None` (moved meshes then get recomputed normals from [`Pose::mesh_normals`]).
+    pub normals: Vec<Option<Vec<Vec3>>>,
     /// Per skeleton: joint matrices in model space.
     pub joints: Vec<Vec<Mat4>>,
     /// Scratch: per mesh, animated source positions.
@@ -53,6 +56,8 @@ impl Pose {
         self.source_scratch.resize(mesh_count, Vec::new());
         let mut moved = vec![false; mesh_count];
         let mut uv_moved = vec![false; mesh_count];
+        let mut normals_set = vec![false; mesh_count];
+        self.normals.resize(mesh_count, None);
         self.joints.resize(scene.skeletons.len(), Vec::new());
 
         let clip: Option<&Clip> = clip.and_then(|c| scene.clips.get(c));
@@ -83,9 +88,23 @@ impl Pose {
                         }
                     }
                 }
-                Channel::FrameMorph { mesh, times, frames } => {
+                Channel::FrameMorph { mesh, times, frames, normals, .. } => {
                     if let Some(source) = self.begin_source(scene, *mesh, &mut moved) {
                         sample_frames(times, frames, time, source);
+                    }
+                    if !normals.is_empty()
+                        && let (Some(base), Some(slot)) = (scene.meshes.get(*mesh), self.normals.get_mut(*mesh))
+                    {
+                        let mut source_normals = base.source_positions.iter().map(|_| Vec3::Y).collect::<Vec<_>>();
+                        sample_frames(times, normals, time, &mut source_normals);
+                        let out = slot.get_or_insert_with(Vec::new);
+                        out.clear();
+                        out.extend(base.vertex_source.iter().map(|&s| {
+                            source_normals.get(s as usize).and_then(|n| n.try_normalize()).unwrap_or(Vec3::Y)
+                        }));
+                        if let Some(flag) = normals_set.get_mut(*mesh) {
+                            *flag = true;
+                        }
                     }
                 }
                 Channel::UvRamp { mesh, entries } => {
@@ -157,6 +176,11 @@ impl Pose {
             {
                 *uv = None;
             }
+            if !normals_set.get(index).copied().unwrap_or(false)
+                && let Some(n) = self.normals.get_mut(index)
+            {
+                *n = None;
+            }
         }
 
         self.world = scene.world_matrices(&self.locals);
@@ -200,9 +224,13 @@ impl Pose {
         }
     }
 
-    /// Smooth normals of `mesh` in this pose (recomputed when its vertices move).
+    /// Normals of `mesh` in this pose: the clip's own (Quake II), else recomputed when its
+    /// vertices move, else the rest normals.
     pub fn mesh_normals(&self, scene: &Scene, mesh: usize) -> Vec<Vec3> {
         let Some(m) = scene.meshes.get(mesh) else { return Vec::new() };
+        if let Some(n) = self.normals.get(mesh).and_then(Option::as_ref) {
+            return n.clone();
+        }
         match self.positions.get(mesh).and_then(Option::as_ref) {
             Some(p) => super::compute_normals(p, &m.triangles),
             None => m.normals.clone(),

@@ -300,8 +300,11 @@ pub enum BlendMode {
 #[derive(Debug, Clone)]
 pub struct Material {
     pub name: String,
-    /// The texture name as the file states it (no path resolution here).
+    /// The texture name as the file states it.
     pub texture: Option<String>,
+    /// The image file the opener resolved for `texture`, when the format has its own search
+    /// rules (Quake II skins); `None` leaves resolution to the renderer's search.
+    pub texture_path: Option<std::path::PathBuf>,
     pub alpha: AlphaMode,
     pub two_sided: bool,
     pub unlit: bool,
@@ -317,6 +320,7 @@ impl Material {
         Self {
             name: name.into(),
             texture: None,
+            texture_path: None,
             alpha: AlphaMode::Opaque,
             two_sided: false,
             unlit: false,
@@ -387,8 +391,9 @@ pub enum Channel {
     /// Per-source-vertex positions, linearly interpolated (TPW vertex morph).
     VertexMorph { mesh: usize, blocks: Vec<MorphBlock> },
     /// Whole-mesh keyframes: `frames[f]` holds every source position at time `times[f]`
-    /// (Quake II); linearly interpolated between neighbouring frames.
-    FrameMorph { mesh: usize, times: Vec<f32>, frames: Vec<Vec<Vec3>> },
+    /// (Quake II); linearly interpolated between neighbouring frames. `normals[f]`, when not
+    /// empty, holds the file's per-source-vertex normals for that frame; `names[f]` its name.
+    FrameMorph { mesh: usize, times: Vec<f32>, frames: Vec<Vec<Vec3>>, normals: Vec<Vec<Vec3>>, names: Vec<String> },
     /// UV components ramping to an end time (TPW UV scroll).
     UvRamp { mesh: usize, entries: Vec<UvRampEntry> },
     /// Per-frame joint matrices (MDR), `frames[f][joint]` in model space, blended linearly.

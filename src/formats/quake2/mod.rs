@@ -1,0 +1,484 @@
+//! Quake II `.md2` (magic `IDP2`, version 8): per-frame vertex animation with PCX skins.
+//!
+//! - Every frame decodes with `v[i] × scale[i] + translate[i]`, normals through the 162-entry
+//!   table ([`normals`]), both mapped into scene axes by [`super::quake_axes`].
+//! - Triangles carry separate vertex and texture-coordinate indices, so render vertices are
+//!   the unique (vertex, st) pairs; `Mesh::vertex_source` points each back at its vertex.
+//! - Frames group into clips by name minus trailing digits (`stand01`..`stand40` → `stand`),
+//!   each a [`Channel::FrameMorph`] played at 10 fps.
+//! - Skins resolve beside the model ([`skins`]); the OpenGL command list is parsed and
+//!   validated, but nothing depends on it.
+
+pub mod normals;
+pub mod pcx;
+pub mod skins;
+pub mod writer;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use glam::{Mat4, Vec2, Vec3};
+
+use super::error::DecodeResult;
+use super::quake_axes::to_scene;
+use super::reader::{Reader, le_u16};
+use crate::scene::{
+    Aabb, Channel, Clip, FormatKind, Material, Mesh, Node, NodeKind, RawField, Scene, SceneKind, Submesh,
+    compute_normals,
+};
+
+pub const FORMAT: &str = "quake2-md2";
+pub const MAGIC: [u8; 4] = *b"IDP2";
+pub const VERSION: i32 = 8;
+pub const HEADER_SIZE: u64 = 68;
+pub const MAX_SKIN_HEIGHT: i32 = 480;
+pub const MAX_VERTS: i32 = 2048;
+pub const MAX_TRIANGLES: i32 = 4096;
+pub const MAX_FRAMES: i32 = 512;
+pub const MAX_SKINS: i32 = 32;
+pub const SKIN_NAME_LEN: u64 = 64;
+pub const FRAME_HEADER_SIZE: u64 = 40;
+/// Quake II plays model animations at 10 frames per second.
+pub const FRAMES_PER_SECOND: f32 = 10.0;
+
+/// The 17 header integers, validated against the engine's limits and the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    pub skin_width: i32,
+    pub skin_height: i32,
+    pub frame_size: i32,
+    pub num_skins: i32,
+    pub num_xyz: i32,
+    pub num_st: i32,
+    pub num_tris: i32,
+    pub num_glcmds: i32,
+    pub num_frames: i32,
+    pub ofs_skins: i32,
+    pub ofs_st: i32,
+    pub ofs_tris: i32,
+    pub ofs_frames: i32,
+    pub ofs_glcmds: i32,
+    pub ofs_end: i32,
+}
+
+fn read_header(r: &Reader, warnings: &mut Vec<String>) -> DecodeResult<Header> {
+    let magic = r.bytes(0, 4, "ident")?;
+    if magic != MAGIC {
+        return Err(r.invalid("ident", 0, "not IDP2"));
+    }
+    let int = |i: u64, name: &str| r.i32(4 * i, name);
+    let version = int(1, "version")?;
+    if version != VERSION {
+        return Err(r.invalid("version", 4, format!("{version}; the game accepts only 8")));
+    }
+    let h = Header {
+        skin_width: int(2, "skinwidth")?,
+        skin_height: int(3, "skinheight")?,
+        frame_size: int(4, "framesize")?,
+        num_skins: int(5, "num_skins")?,
+        num_xyz: int(6, "num_xyz")?,
+        num_st: int(7, "num_st")?,
+        num_tris: int(8, "num_tris")?,
+        num_glcmds: int(9, "num_glcmds")?,
+        num_frames: int(10, "num_frames")?,
+        ofs_skins: int(11, "ofs_skins")?,
+        ofs_st: int(12, "ofs_st")?,
+        ofs_tris: int(13, "ofs_tris")?,
+        ofs_frames: int(14, "ofs_frames")?,
+        ofs_glcmds: int(15, "ofs_glcmds")?,
+        ofs_end: int(16, "ofs_end")?,
+    };
+    let limit = |value: i32, min: i32, max: i32, name: &str, at: u64| {
+        if value < min || value > max {
+            Err(r.invalid(name, at, format!("{value} is outside the engine's limits {min}..={max}")))
+        } else {
+            Ok(())
+        }
+    };
+    limit(h.skin_height, 0, MAX_SKIN_HEIGHT, "skinheight", 12)?;
+    limit(h.skin_width, 0, i32::from(u16::MAX), "skinwidth", 8)?;
+    limit(h.num_skins, 0, MAX_SKINS, "num_skins", 20)?;
+    limit(h.num_xyz, 1, MAX_VERTS, "num_xyz", 24)?;
+    limit(h.num_st, 1, i32::MAX, "num_st", 28)?;
+    limit(h.num_tris, 1, MAX_TRIANGLES, "num_tris", 32)?;
+    limit(h.num_glcmds, 0, i32::MAX, "num_glcmds", 36)?;
+    limit(h.num_frames, 1, MAX_FRAMES, "num_frames", 40)?;
+    let min_frame = FRAME_HEADER_SIZE as i32 + 4 * h.num_xyz;
+    if h.frame_size < min_frame {
+        return Err(r.invalid(
+            "framesize",
+            16,
+            format!("{} is less than 40 + 4 × {} vertices", h.frame_size, h.num_xyz),
+        ));
+    }
+    for (value, name, at) in [
+        (h.ofs_skins, "ofs_skins", 44),
+        (h.ofs_st, "ofs_st", 48),
+        (h.ofs_tris, "ofs_tris", 52),
+        (h.ofs_frames, "ofs_frames", 56),
+        (h.ofs_glcmds, "ofs_glcmds", 60),
+        (h.ofs_end, "ofs_end", 64),
+    ] {
+        if value < 0 {
+            return Err(r.invalid(name, at, format!("negative offset {value}")));
+        }
+    }
+    if i64::from(h.ofs_end) > r.len() as i64 {
+        return Err(r.invalid("ofs_end", 64, format!("{} is past the end of the {}-byte file", h.ofs_end, r.len())));
+    }
+    if i64::from(h.ofs_end) != r.len() as i64 {
+        warnings.push(format!("ofs_end is {} but the file has {} bytes", h.ofs_end, r.len()));
+    }
+    if h.skin_width == 0 || h.skin_height == 0 {
+        warnings.push(format!(
+            "skin size {}x{}: texture coordinates cannot be scaled; using 1",
+            h.skin_width, h.skin_height
+        ));
+    }
+    Ok(h)
+}
+
+/// One decoded frame in Quake axes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frame {
+    pub name: String,
+    pub scale: Vec3,
+    pub translate: Vec3,
+    pub positions: Vec<Vec3>,
+    pub normal_indices: Vec<u8>,
+}
+
+/// The file as stored, in Quake's own axes (for tests, `info` and tools).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Md2File {
+    pub header: Header,
+    pub skins: Vec<String>,
+    pub st: Vec<[i16; 2]>,
+    /// (vertex indices, st indices) per triangle, as stored (clockwise).
+    pub triangles: Vec<([u16; 3], [u16; 3])>,
+    pub frames: Vec<Frame>,
+    /// Commands parsed from the OpenGL list: (is_strip, vertex count).
+    pub gl_commands: Vec<(bool, u32)>,
+    pub warnings: Vec<String>,
+}
+
+fn offset(value: i32) -> u64 {
+    u64::try_from(value).unwrap_or(0)
+}
+
+fn count(value: i32) -> u64 {
+    u64::try_from(value).unwrap_or(0)
+}
+
+/// Reads and validates every part of the file.
+pub fn read(data: &[u8]) -> DecodeResult<Md2File> {
+    let r = Reader::new(data, FORMAT);
+    let mut warnings = Vec::new();
+    let h = read_header(&r, &mut warnings)?;
+    let num_xyz = count(h.num_xyz);
+    let num_st = count(h.num_st);
+
+    let skin_table = r.table(offset(h.ofs_skins), count(h.num_skins), SKIN_NAME_LEN, "skins")?;
+    let skins = (0..skin_table.count)
+        .map(|i| r.cstr(skin_table.record(i), SKIN_NAME_LEN, "skin name"))
+        .collect::<DecodeResult<Vec<_>>>()?;
+
+    let st_table = r.table(offset(h.ofs_st), num_st, 4, "texture coordinates")?;
+    let st_bytes = r.bytes(st_table.offset, st_table.end() - st_table.offset, "texture coordinates")?;
+    let st: Vec<[i16; 2]> = st_bytes
+        .chunks_exact(4)
+        .map(|c| [le_u16(c, 0).unwrap_or(0) as i16, le_u16(c, 2).unwrap_or(0) as i16])
+        .collect();
+
+    let tri_table = r.table(offset(h.ofs_tris), count(h.num_tris), 12, "triangles")?;
+    let tri_bytes = r.bytes(tri_table.offset, tri_table.end() - tri_table.offset, "triangles")?;
+    let mut triangles = Vec::with_capacity(tri_table.count as usize);
+    for (i, c) in tri_bytes.chunks_exact(12).enumerate() {
+        let word = |k: usize| le_u16(c, 2 * k).unwrap_or(u16::MAX) as i16;
+        let xyz = [word(0), word(1), word(2)];
+        let sts = [word(3), word(4), word(5)];
+        let at = tri_table.record(i as u64);
+        if let Some(bad) = xyz.iter().find(|&&v| v < 0 || i64::from(v) >= num_xyz as i64) {
+            return Err(r.invalid(
+                "triangle vertex index",
+                at,
+                format!("triangle {i} names vertex {bad} of {num_xyz}"),
+            ));
+        }
+        if let Some(bad) = sts.iter().find(|&&v| v < 0 || i64::from(v) >= num_st as i64) {
+            return Err(r.invalid(
+                "triangle texture coordinate index",
+                at + 6,
+                format!("triangle {i} names texture coordinate {bad} of {num_st}"),
+            ));
+        }
+        triangles.push((xyz.map(|v| v as u16), sts.map(|v| v as u16)));
+    }
+
+    let frame_table = r.table(offset(h.ofs_frames), count(h.num_frames), count(h.frame_size), "frames")?;
+    let mut frames = Vec::with_capacity(frame_table.count as usize);
+    for f in 0..frame_table.count {
+        let at = frame_table.record(f);
+        let scale = Vec3::from_array(r.f32s::<3>(at, "frame scale")?);
+        let translate = Vec3::from_array(r.f32s::<3>(at + 12, "frame translate")?);
+        if !scale.is_finite() || !translate.is_finite() {
+            return Err(r.invalid("frame scale", at, format!("frame {f} has a non-finite scale or translate")));
+        }
+        let name = r.cstr(at + 24, 16, "frame name")?;
+        let verts = r.bytes(at + FRAME_HEADER_SIZE, 4 * num_xyz, "frame vertices")?;
+        let mut positions = Vec::with_capacity(num_xyz as usize);
+        let mut normal_indices = Vec::with_capacity(num_xyz as usize);
+        for v in verts.chunks_exact(4) {
+            let packed = |k: usize| f32::from(v.get(k).copied().unwrap_or(0));
+            positions.push(Vec3::new(packed(0), packed(1), packed(2)) * scale + translate);
+            normal_indices.push(v.get(3).copied().unwrap_or(0));
+        }
+        if let Some(bad) = normal_indices.iter().find(|&&n| usize::from(n) >= normals::NORMALS.len()) {
+            warnings.push(format!("frame {f} ({name}): normal index {bad} is past the 162-entry table; using up"));
+        }
+        frames.push(Frame { name, scale, translate, positions, normal_indices });
+    }
+
+    let gl_commands = match parse_gl_commands(&r, &h) {
+        Ok(commands) => commands,
+        Err(e) => {
+            warnings.push(format!("OpenGL command list ignored: {e}"));
+            Vec::new()
+        }
+    };
+    Ok(Md2File { header: h, skins, st, triangles, frames, gl_commands, warnings })
+}
+
+/// Walks the command list to its zero word, checking every count and vertex index.
+fn parse_gl_commands(r: &Reader, h: &Header) -> Result<Vec<(bool, u32)>, String> {
+    let words = count(h.num_glcmds);
+    if words == 0 {
+        return Ok(Vec::new());
+    }
+    let start = offset(h.ofs_glcmds);
+    r.table(start, words, 4, "OpenGL commands").map_err(|e| e.to_string())?;
+    let mut commands = Vec::new();
+    let mut word = 0u64;
+    loop {
+        if word >= words {
+            return Err(format!("no terminating zero within {words} words"));
+        }
+        let n = r.i32(start + 4 * word, "OpenGL command").map_err(|e| e.to_string())?;
+        word += 1;
+        if n == 0 {
+            return Ok(commands);
+        }
+        let vertices = u64::from(n.unsigned_abs());
+        if word + 3 * vertices > words {
+            return Err(format!("command at word {} runs past the list", word - 1));
+        }
+        for k in 0..vertices {
+            let index = r.i32(start + 4 * (word + 3 * k + 2), "OpenGL vertex index").map_err(|e| e.to_string())?;
+            if index < 0 || i64::from(index) >= i64::from(h.num_xyz) {
+                return Err(format!("command at word {} names vertex {index}", word - 1));
+            }
+        }
+        word += 3 * vertices;
+        commands.push((n > 0, vertices as u32));
+    }
+}
+
+/// The clip name of a frame: its name minus trailing digits (`stand01` → `stand`).
+pub fn clip_of(frame_name: &str) -> &str {
+    let trimmed = frame_name.trim_end_matches(|c: char| c.is_ascii_digit());
+    if trimmed.is_empty() { frame_name } else { trimmed }
+}
+
+/// Consecutive frames sharing a clip name: (name, first frame, last frame).
+pub fn group_clips(frames: &[Frame]) -> Vec<(String, usize, usize)> {
+    let mut clips: Vec<(String, usize, usize)> = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (i, frame) in frames.iter().enumerate() {
+        let name = clip_of(&frame.name).to_string();
+        match clips.last_mut() {
+            Some(last) if last.0 == name => last.2 = i,
+            _ => {
+                // A name reused after another clip gets a suffix, so every clip stays contiguous.
+                let n = seen.entry(name.clone()).or_insert(0);
+                *n += 1;
+                let unique = if *n == 1 { name } else { format!("{name}#{n}") };
+                clips.push((unique, i, i));
+            }
+        }
+    }
+    clips
+}
+
+fn scene_normal(index: u8) -> Vec3 {
+    let n = normals::NORMALS.get(usize::from(index)).copied().unwrap_or([0.0, 0.0, 1.0]);
+    to_scene(Vec3::from_array(n))
+}
+
+/// Decodes a Quake II model into the scene (skins unresolved; see [`open`]).
+pub fn decode(data: &[u8]) -> DecodeResult<Scene> {
+    let file = read(data)?;
+    Ok(to_scene_model(&file))
+}
+
+/// Builds the scene: one mesh node, render vertices from unique (vertex, st) pairs, a material
+/// per skin (the first one used), and one clip per frame group.
+pub fn to_scene_model(file: &Md2File) -> Scene {
+    let h = &file.header;
+    let mut scene = Scene::new(FormatKind::Quake2Md2, SceneKind::Mesh);
+    scene.version = VERSION as u32;
+    scene.warnings = file.warnings.clone();
+    let size = Vec2::new(h.skin_width.max(1) as f32, h.skin_height.max(1) as f32);
+
+    let mut pair_index: HashMap<(u16, u16), u32> = HashMap::new();
+    let mut vertex_source = Vec::new();
+    let mut uvs = Vec::new();
+    let mut triangles = Vec::with_capacity(file.triangles.len());
+    for (xyz, st) in &file.triangles {
+        let mut corner = [0u32; 3];
+        for (k, slot) in corner.iter_mut().enumerate() {
+            let (v, t) = (xyz.get(k).copied().unwrap_or(0), st.get(k).copied().unwrap_or(0));
+            *slot = *pair_index.entry((v, t)).or_insert_with(|| {
+                vertex_source.push(u32::from(v));
+                let [s, tt] = file.st.get(usize::from(t)).copied().unwrap_or([0, 0]);
+                uvs.push(Vec2::new(f32::from(s), f32::from(tt)) / size);
+                (vertex_source.len() - 1) as u32
+            });
+        }
+        // Stored clockwise: swap two corners for a counter-clockwise front face.
+        let [a, b, c] = corner;
+        triangles.push([a, c, b]);
+    }
+
+    let scene_frames: Vec<Vec<Vec3>> =
+        file.frames.iter().map(|f| f.positions.iter().map(|&p| to_scene(p)).collect()).collect();
+    let scene_normals: Vec<Vec<Vec3>> =
+        file.frames.iter().map(|f| f.normal_indices.iter().map(|&n| scene_normal(n)).collect()).collect();
+    let source_positions = scene_frames.first().cloned().unwrap_or_default();
+    let rest_normals: Vec<Vec3> = match scene_normals.first() {
+        Some(first) => vertex_source.iter().map(|&s| first.get(s as usize).copied().unwrap_or(Vec3::Y)).collect(),
+        None => compute_normals(&crate::scene::expand_positions(&source_positions, &vertex_source), &triangles),
+    };
+
+    for (i, skin) in file.skins.iter().enumerate() {
+        let mut m = Material::new(format!("skin {i}"));
+        m.texture = Some(skin.clone());
+        scene.materials.push(m);
+    }
+    if scene.materials.is_empty() {
+        scene.materials.push(Material::new("no skin"));
+    }
+    let mesh = Mesh {
+        name: "model".into(),
+        node: Some(0),
+        bounds: Aabb::from_points(&source_positions),
+        source_positions,
+        vertex_source,
+        uvs,
+        normals: rest_normals,
+        submeshes: vec![Submesh {
+            material: Some(0),
+            first_triangle: 0,
+            triangle_count: triangles.len() as u32,
+            vertex_start: 0,
+            vertex_end: 0,
+        }],
+        triangles,
+        skin: None,
+        raw: vec![
+            RawField::new("skinwidth", 8, h.skin_width as u64),
+            RawField::new("skinheight", 12, h.skin_height as u64),
+            RawField::new("framesize", 16, h.frame_size as u64),
+            RawField::new("num_st", 28, h.num_st as u64),
+            RawField::new("num_glcmds", 36, h.num_glcmds as u64),
+        ],
+        raw_triangle_tags: Vec::new(),
+    };
+    let mut node = Node::new("model", NodeKind::Mesh, Mat4::IDENTITY);
+    node.mesh = Some(0);
+    scene.nodes.push(node);
+    scene.meshes.push(mesh);
+
+    for (name, first, last) in group_clips(&file.frames) {
+        let range = first..=last;
+        let frames: Vec<Vec<Vec3>> = scene_frames.get(range.clone()).map(<[_]>::to_vec).unwrap_or_default();
+        let normals: Vec<Vec<Vec3>> = scene_normals.get(range.clone()).map(<[_]>::to_vec).unwrap_or_default();
+        let names: Vec<String> =
+            file.frames.get(range).map(|f| f.iter().map(|x| x.name.clone()).collect()).unwrap_or_default();
+        scene.clips.push(Clip {
+            name,
+            source: None,
+            start: first as f32,
+            end: last as f32,
+            rate: FRAMES_PER_SECOND,
+            channels: vec![Channel::FrameMorph {
+                mesh: 0,
+                times: (first..=last).map(|f| f as f32).collect(),
+                frames,
+                normals,
+                names,
+            }],
+            tracks: Vec::new(),
+            warnings: Vec::new(),
+        });
+    }
+    scene.raw = vec![
+        RawField::new("num_skins", 20, h.num_skins as u64),
+        RawField::new("num_frames", 40, h.num_frames as u64),
+        RawField::new("gl commands parsed", u64::try_from(h.ofs_glcmds).unwrap_or(0), file.gl_commands.len() as u64),
+    ];
+    scene
+}
+
+/// Opens a model with its skins resolved beside it (see [`skins::resolve`]).
+pub fn open(path: &Path, data: &[u8]) -> DecodeResult<Scene> {
+    let file = read(data)?;
+    let mut scene = to_scene_model(&file);
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    if file.skins.is_empty() {
+        // No skin names: try an image named like the model (sydney.md2 → sydney.bmp).
+        if let (Some(found), Some(material)) = (skins::resolve(path, &stem), scene.materials.first_mut()) {
+            material.texture = Some(found.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+            material.texture_path = Some(found);
+        }
+    }
+    for material in scene.materials.iter_mut() {
+        let Some(name) = material.texture.clone() else { continue };
+        if material.texture_path.is_some() {
+            continue;
+        }
+        match skins::resolve(path, &name) {
+            Some(found) => material.texture_path = Some(found),
+            None => scene.warnings.push(format!("skin {name} not found beside the model; using the fallback texture")),
+        }
+    }
+    Ok(scene)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_names_drop_trailing_digits() {
+        assert_eq!(clip_of("stand01"), "stand");
+        assert_eq!(clip_of("run3"), "run");
+        assert_eq!(clip_of("crpain4"), "crpain");
+        assert_eq!(clip_of("123"), "123");
+    }
+
+    #[test]
+    fn a_reused_name_starts_a_new_clip() {
+        let frame = |n: &str| Frame {
+            name: n.into(),
+            scale: Vec3::ONE,
+            translate: Vec3::ZERO,
+            positions: vec![],
+            normal_indices: vec![],
+        };
+        let frames = [frame("stand1"), frame("stand2"), frame("run1"), frame("stand3")];
+        assert_eq!(
+            group_clips(&frames),
+            [("stand".to_string(), 0, 1), ("run".to_string(), 2, 2), ("stand#2".to_string(), 3, 3)]
+        );
+    }
+}
