@@ -29,8 +29,9 @@ struct LineOut {
 fn vs_line(v: LineIn) -> LineOut {
     var out: LineOut;
     var clip = frame.clip_from_world * vec4<f32>(v.position, 1.0);
-    // Pulled slightly towards the eye so lines lying on surfaces stay visible.
-    clip.z = clip.z - frame.line_params.x * clip.w;
+    // Pulled slightly towards the eye so lines lying on surfaces stay visible: with reversed
+    // depth, scaling z up moves a point nearer by a fixed fraction of its distance.
+    clip.z = clip.z * (1.0 + frame.line_params.x);
     out.clip = clip;
     out.color = v.color;
     return out;

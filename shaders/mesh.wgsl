@@ -15,7 +15,8 @@ struct Frame {
     flag_tint: vec4<f32>,
     // x: textures on, y: lit, z: flag-bit mask (0 = off), w: unused.
     options: vec4<u32>,
-    // x: how far lines are pulled towards the eye, in clip-space w units.
+    // x: how far lines are pulled towards the eye: depth is scaled by 1 + x (reversed depth,
+    // so this is a fixed fraction of the distance at any zoom).
     line_params: vec4<f32>,
 };
 
@@ -126,7 +127,7 @@ fn vs_wire(@location(0) position: vec3<f32>) -> WireOut {
     var out: WireOut;
     let world = draw.world_from_local * vec4<f32>(position, 1.0);
     var clip = frame.clip_from_world * world;
-    clip.z = clip.z - frame.line_params.x * clip.w;
+    clip.z = clip.z * (1.0 + frame.line_params.x);
     out.clip = clip;
     return out;
 }

@@ -19,7 +19,7 @@ pub struct FrameUniforms {
     pub flag_tint: [f32; 4],
     /// x: textures on, y: lit, z: flag-bit mask, w: unused.
     pub options: [u32; 4],
-    /// x: line pull towards the eye in clip-space w units.
+    /// x: line pull towards the eye, as a fraction of the distance (depth is scaled by 1 + x).
     pub line_params: [f32; 4],
 }
 

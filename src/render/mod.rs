@@ -275,9 +275,14 @@ struct Targets {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum PipelineKey {
-    Surface { pass: DrawPass, cull: bool },
+    Surface {
+        pass: DrawPass,
+        cull: bool,
+    },
     Wire,
     Highlight,
+    /// The ground grid, drawn before the surfaces so they cover it.
+    GridLines,
     Lines,
 }
 
@@ -317,9 +322,13 @@ struct FrameLists {
     wire: Vec<(u32, u32)>,
     highlight: Vec<(u32, u32)>,
     lines: Vec<LineVertex>,
+    /// `lines[..grid_vertices]` is the ground grid.
+    grid_vertices: u32,
     vertices: Vec<PositionNormal>,
     normals: Vec<Vec3>,
     uvs: Vec<[f32; 2]>,
+    /// Per node: the selected node or one of its descendants.
+    selected: Vec<bool>,
 }
 
 /// The long-lived renderer; see the module doc.
@@ -676,6 +685,7 @@ impl Renderer {
             return;
         };
         let GpuScene { meshes, materials, .. } = gpu_scene;
+        mark_subtree(scene, view.selected_node, &mut lists.selected);
 
         // Placement slots: one per visible mesh.
         let stride = self.draws.stride as usize;
@@ -715,7 +725,7 @@ impl Renderer {
             if view.overlays.wireframe {
                 lists.wire.push((mesh_u32, slot));
             }
-            if view.selected_node.is_some() && mesh.node == view.selected_node {
+            if mesh.node.is_some_and(|n| lists.selected.get(n).copied().unwrap_or(false)) {
                 lists.highlight.push((mesh_u32, slot));
             }
             slot += 1;
@@ -747,7 +757,11 @@ impl Renderer {
                 gpu_mesh.edges = Some(upload_edges(&self.device, mesh));
             }
         }
-        build_overlay_lines(scene, pose, view, &bounds, radius, &mut lists.lines);
+        if view.overlays.grid {
+            overlays::grid(&bounds, radius, &mut lists.lines);
+        }
+        lists.grid_vertices = lists.lines.len() as u32;
+        build_overlay_lines(scene, pose, view, &lists.selected, &mut lists.lines);
 
         // Pipelines used this frame that load_scene did not already compile.
         let mut keys: Vec<PipelineKey> = Vec::new();
@@ -757,8 +771,13 @@ impl Renderer {
         if !lists.highlight.is_empty() {
             keys.push(PipelineKey::Highlight);
         }
-        if !lists.lines.is_empty() {
+        if lists.grid_vertices > 0 {
+            keys.push(PipelineKey::GridLines);
+        }
+        if lists.lines.len() as u32 > lists.grid_vertices {
             keys.push(PipelineKey::Lines);
+        }
+        if !lists.lines.is_empty() {
             let bytes: &[u8] = bytemuck::cast_slice(&lists.lines);
             let needed = bytes.len() as u64;
             if self.line_buffer.as_ref().is_none_or(|(_, capacity)| *capacity < needed) {
@@ -780,7 +799,13 @@ impl Renderer {
         }
     }
 
-    /// Records the frame's single render pass and submits it.
+    /// Records the frame [`Renderer::prepare`] set up in a single render pass, submits it,
+    /// and returns the colour view. [`Renderer::draw`] is `prepare` then `submit`.
+    pub fn submit(&mut self) -> &wgpu::TextureView {
+        self.encode_and_submit();
+        &self.targets.color_view
+    }
+
     fn encode_and_submit(&mut self) {
         let mut encoder =
             self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("mdview frame") });
@@ -808,6 +833,16 @@ impl Renderer {
                 multiview_mask: None,
             });
             pass.set_bind_group(0, &self.frame_bind_group, &[]);
+            let line_count = self.lists.lines.len() as u32;
+            let grid_count = self.lists.grid_vertices.min(line_count);
+            if let (Some(pipeline), Some((buffer, _))) =
+                (self.pipelines.get(&PipelineKey::GridLines), &self.line_buffer)
+                && grid_count > 0
+            {
+                pass.set_pipeline(pipeline);
+                pass.set_vertex_buffer(0, buffer.slice(..));
+                pass.draw(0..grid_count, 0..1);
+            }
             if let Some(gpu_scene) = &self.scene {
                 let lists = &self.lists;
                 let items = lists.opaque.iter().chain(&lists.cutout).chain(lists.blended.iter().map(|(_, item)| item));
@@ -848,11 +883,11 @@ impl Renderer {
                 }
             }
             if let (Some(pipeline), Some((buffer, _))) = (self.pipelines.get(&PipelineKey::Lines), &self.line_buffer)
-                && !self.lists.lines.is_empty()
+                && line_count > grid_count
             {
                 pass.set_pipeline(pipeline);
                 pass.set_vertex_buffer(0, buffer.slice(..));
-                pass.draw(0..self.lists.lines.len() as u32, 0..1);
+                pass.draw(grid_count..line_count, 0..1);
             }
         }
         self.queue.submit([encoder.finish()]);
@@ -889,7 +924,9 @@ impl Renderer {
             }
             PipelineKey::Wire => (&self.layouts.wire, &self.mesh_shader, "vs_wire", "fs_wire"),
             PipelineKey::Highlight => (&self.layouts.wire, &self.mesh_shader, "vs_wire", "fs_highlight"),
-            PipelineKey::Lines => (&self.layouts.lines, &self.line_shader, "vs_line", "fs_line"),
+            PipelineKey::GridLines | PipelineKey::Lines => {
+                (&self.layouts.lines, &self.line_shader, "vs_line", "fs_line")
+            }
         };
         let surface_buffers = [Some(gpu::position_normal_layout()), Some(gpu::uv_layout())];
         let wire_buffers = [Some(gpu::position_normal_layout())];
@@ -899,18 +936,18 @@ impl Renderer {
                 (&surface_buffers, wgpu::PrimitiveTopology::TriangleList, cull.then_some(wgpu::Face::Back))
             }
             PipelineKey::Wire | PipelineKey::Highlight => (&wire_buffers, wgpu::PrimitiveTopology::LineList, None),
-            PipelineKey::Lines => (&line_buffers, wgpu::PrimitiveTopology::LineList, None),
+            PipelineKey::GridLines | PipelineKey::Lines => (&line_buffers, wgpu::PrimitiveTopology::LineList, None),
         };
         // Reversed depth: nearer is greater.
         let (depth_write, depth_compare) = match key {
             PipelineKey::Surface { pass: DrawPass::Blend(_), .. } => (false, wgpu::CompareFunction::Greater),
             PipelineKey::Surface { .. } => (true, wgpu::CompareFunction::Greater),
             PipelineKey::Wire | PipelineKey::Lines => (false, wgpu::CompareFunction::GreaterEqual),
-            PipelineKey::Highlight => (false, wgpu::CompareFunction::Always),
+            PipelineKey::Highlight | PipelineKey::GridLines => (false, wgpu::CompareFunction::Always),
         };
         let blend = match key {
             PipelineKey::Surface { pass: DrawPass::Blend(kind), .. } => Some(blend_state(kind)),
-            PipelineKey::Lines => Some(wgpu::BlendState::ALPHA_BLENDING),
+            PipelineKey::GridLines | PipelineKey::Lines => Some(wgpu::BlendState::ALPHA_BLENDING),
             _ => None,
         };
         let alpha_to_coverage = msaa && matches!(key, PipelineKey::Surface { pass: DrawPass::CutOut, .. });
@@ -1013,7 +1050,7 @@ fn frame_uniforms(view: &ViewParams, clip_from_world: Mat4) -> FrameUniforms {
         highlight_color: overlays::colors::HIGHLIGHT,
         flag_tint: [1.0, 0.25, 0.02, 0.7],
         options: [u32::from(view.textures), u32::from(view.lit), view.flag_bits.unwrap_or(0), 0],
-        // Lines are pulled 0.3% of their distance towards the eye (reversed depth scales up).
+        // Lines are pulled about 0.3% of their distance towards the eye.
         line_params: [0.003, 0.0, 0.0, 0.0],
     }
 }
@@ -1309,50 +1346,66 @@ fn create_draw_slots(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, stri
     DrawSlots { buffer, bind_group, stride, capacity, staging: Vec::new() }
 }
 
-/// Grid, per-node boxes and axes, vertex normals and the selected node's box or axes, in
-/// world space.
-fn build_overlay_lines(
-    scene: &Scene,
-    pose: &Pose,
-    view: &ViewParams,
-    bounds: &crate::scene::Aabb,
-    radius: f32,
-    out: &mut Vec<LineVertex>,
-) {
-    let o = view.overlays;
-    if o.grid {
-        overlays::grid(bounds, radius, out);
+/// Marks `selected` and its descendants (all false when nothing is selected).
+fn mark_subtree(scene: &Scene, selected: Option<usize>, out: &mut Vec<bool>) {
+    out.clear();
+    out.resize(scene.nodes.len(), false);
+    let Some(root) = selected else { return };
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        match out.get_mut(node) {
+            // Already marked: a malformed tree with a cycle stops here.
+            Some(true) | None => continue,
+            Some(mark) => *mark = true,
+        }
+        if let Some(n) = scene.nodes.get(node) {
+            stack.extend(n.children.iter().copied());
+        }
     }
-    let needs_meshes = o.bounds || o.normals || view.selected_node.is_some();
-    if needs_meshes {
+}
+
+/// Per-node boxes and axes, vertex normals, and the selected subtree's boxes and axes, in
+/// world space. Axes and normals are sized by the camera distance, so they read the same
+/// at any zoom and on models of any scale.
+fn build_overlay_lines(scene: &Scene, pose: &Pose, view: &ViewParams, selected: &[bool], out: &mut Vec<LineVertex>) {
+    let o = view.overlays;
+    let any_selected = selected.iter().any(|&s| s);
+    let is_selected = |node: Option<usize>| node.is_some_and(|n| selected.get(n).copied().unwrap_or(false));
+    let gizmo = view.camera.distance.abs().max(1e-6);
+    if o.bounds || o.normals || any_selected {
         for (mesh_index, mesh) in scene.meshes.iter().enumerate() {
             if !mesh_visible(scene, pose, mesh) {
                 continue;
             }
             let world = pose.mesh_world(scene, mesh_index);
             let animated = pose.positions.get(mesh_index).and_then(Option::as_ref);
-            let selected = view.selected_node.is_some() && mesh.node == view.selected_node;
-            if o.bounds || selected {
+            let highlighted = is_selected(mesh.node);
+            if o.bounds || highlighted {
                 let mesh_bounds = match animated {
                     Some(positions) => crate::scene::Aabb::from_points(positions),
                     None => mesh.bounds,
                 };
-                let color = if selected { overlays::colors::HIGHLIGHT } else { overlays::colors::BOUNDS };
+                let color = if highlighted { overlays::colors::HIGHLIGHT } else { overlays::colors::BOUNDS };
                 overlays::oriented_box(&world, &mesh_bounds, color, out);
             }
             if o.normals {
                 let positions = pose.mesh_positions(scene, mesh_index);
                 let normals = pose.mesh_normals(scene, mesh_index);
-                overlays::normals(&world, &positions, &normals, radius * 0.03, out);
+                overlays::normals(&world, &positions, &normals, gizmo * 0.02, out);
             }
         }
     }
-    if o.axes || view.selected_node.is_some() {
+    if o.axes || any_selected {
         for (node, world) in pose.world.iter().enumerate() {
-            let selected = view.selected_node == Some(node);
-            if o.axes || selected {
-                overlays::axes(world, radius * if selected { 0.25 } else { 0.1 }, out);
-            }
+            // The selected node itself gets larger axes; its descendants their usual ones.
+            let length = if view.selected_node == Some(node) {
+                gizmo * 0.12
+            } else if o.axes {
+                gizmo * 0.05
+            } else {
+                continue;
+            };
+            overlays::axes(world, length, out);
         }
     }
 }

@@ -190,7 +190,12 @@ pub fn load_image(path: &Path) -> Result<RgbaImage> {
     if bytes.first() == Some(&0x0a) && bytes.get(2) == Some(&1) {
         return decode_pcx(&bytes).with_context(|| format!("decoding PCX {}", path.display()));
     }
-    let image = image::ImageReader::new(std::io::Cursor::new(&bytes))
+    let mut reader = image::ImageReader::new(std::io::Cursor::new(&bytes));
+    // TGA has no magic bytes, so the extension is the starting guess that content overrides.
+    if let Ok(format) = image::ImageFormat::from_path(path) {
+        reader.set_format(format);
+    }
+    let image = reader
         .with_guessed_format()
         .context("guessing image format")?
         .decode()
@@ -279,7 +284,7 @@ mod tests {
         assert!(distinct.len() > 32, "noise, not a flat colour");
     }
 
-    const FALLBACK_FNV: u64 = 0;
+    const FALLBACK_FNV: u64 = 0x91f7_7bf7_b549_3d7b;
 
     fn with_alpha(f: impl Fn(u32, u32) -> u8) -> RgbaImage {
         RgbaImage::from_fn(32, 32, |x, y| Rgba([200, 200, 200, f(x, y)]))

@@ -1,0 +1,325 @@
+//! Golden-image tests of the renderer on whatever wgpu adapter the machine has (Mesa's
+//! lavapipe in CI). Each scene is rendered offscreen and compared with `tests/golden/<name>.png`
+//! within a mean-error tolerance; on failure the actual image and a diff are written to
+//! `tests/out/`. `MDVIEW_UPDATE_GOLDEN=1 cargo test --test render_golden` rewrites the goldens.
+//!
+//! Without an adapter these tests skip with a message, unless `CI` is set: there they fail.
+
+use std::path::{Path, PathBuf};
+
+use glam::{Mat4, Vec2, Vec3};
+use image::{Rgba, RgbaImage};
+use mdview::render::offscreen::OffscreenRenderer;
+use mdview::render::{Camera, DrawPass, Overlays, TextureSource, ViewParams};
+use mdview::scene::anim::Pose;
+use mdview::scene::{
+    Aabb, AlphaMode, FormatKind, Material, Mesh, Node, NodeKind, Scene, SceneKind, Submesh, compute_normals,
+};
+
+const SIZE: [u32; 2] = [320, 240];
+/// Mean absolute difference per channel (0..255) allowed against a golden.
+const MEAN_TOLERANCE: f64 = 1.5;
+/// Share of pixels allowed to differ by more than 64 in some channel (edge antialiasing).
+const OUTLIER_SHARE: f64 = 0.005;
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A renderer with `scene` loaded, or `None` (with a message) when the machine has no adapter
+/// and `CI` is unset.
+fn offscreen(scene: &Scene, texture_dirs: &[PathBuf]) -> Option<OffscreenRenderer> {
+    match OffscreenRenderer::new(scene, texture_dirs) {
+        Ok(r) => Some(r),
+        Err(e) if std::env::var_os("CI").is_none() => {
+            eprintln!("SKIPPED: no wgpu adapter on this machine ({e:#}); set CI=1 to make this a failure");
+            None
+        }
+        Err(e) => panic!("CI is set but no wgpu adapter was found: {e:#}"),
+    }
+}
+
+fn open_demo(name: &str) -> Scene {
+    let path = manifest_dir().join("assets/demo").join(name);
+    mdview::formats::open(&path).unwrap_or_else(|e| panic!("opening {}: {e}", path.display()))
+}
+
+fn framed_view(scene: &Scene, yaw: f32, pitch: f32) -> ViewParams {
+    let aspect = SIZE[0] as f32 / SIZE[1] as f32;
+    ViewParams::new(SIZE, Camera::framing(&scene.bounds(), yaw, pitch, aspect))
+}
+
+/// Compares with the golden (or rewrites it), writing the actual image and a diff on failure.
+fn check_golden(name: &str, actual: &RgbaImage) {
+    let golden_path = manifest_dir().join("tests/golden").join(format!("{name}.png"));
+    if std::env::var_os("MDVIEW_UPDATE_GOLDEN").is_some() {
+        actual.save(&golden_path).expect("writing golden");
+        eprintln!("updated {}", golden_path.display());
+        return;
+    }
+    let out_dir = manifest_dir().join("tests/out");
+    let golden = match image::open(&golden_path) {
+        Ok(g) => g.to_rgba8(),
+        Err(e) => {
+            std::fs::create_dir_all(&out_dir).ok();
+            actual.save(out_dir.join(format!("{name}.actual.png"))).ok();
+            panic!("no golden {} ({e}); run with MDVIEW_UPDATE_GOLDEN=1 to create it", golden_path.display());
+        }
+    };
+    assert_eq!(golden.dimensions(), actual.dimensions(), "{name}: size differs from the golden");
+    let mut diff = RgbaImage::new(actual.width(), actual.height());
+    let (mut total, mut outliers) = (0u64, 0u64);
+    for ((a, g), d) in actual.pixels().zip(golden.pixels()).zip(diff.pixels_mut()) {
+        let channel_diffs: Vec<u8> = (0..4).map(|c| a.0[c].abs_diff(g.0[c])).collect();
+        total += channel_diffs.iter().map(|&x| u64::from(x)).sum::<u64>();
+        let worst = channel_diffs.iter().copied().max().unwrap_or(0);
+        if worst > 64 {
+            outliers += 1;
+        }
+        // Differences in red over a dimmed copy of the golden.
+        let dim = |x: u8| x / 4;
+        *d = Rgba([dim(g.0[0]).saturating_add(worst.saturating_mul(4)), dim(g.0[1]), dim(g.0[2]), 255]);
+    }
+    let pixels = f64::from(actual.width() * actual.height());
+    let mean = total as f64 / (pixels * 4.0);
+    let outlier_share = outliers as f64 / pixels;
+    if mean > MEAN_TOLERANCE || outlier_share > OUTLIER_SHARE {
+        std::fs::create_dir_all(&out_dir).ok();
+        actual.save(out_dir.join(format!("{name}.actual.png"))).ok();
+        diff.save(out_dir.join(format!("{name}.diff.png"))).ok();
+        panic!(
+            "{name}: differs from its golden (mean error {mean:.3} > {MEAN_TOLERANCE} or outliers {:.3}% > {:.3}%); \
+             see tests/out/{name}.diff.png; rerun with MDVIEW_UPDATE_GOLDEN=1 if the change is intended",
+            outlier_share * 100.0,
+            OUTLIER_SHARE * 100.0
+        );
+    }
+}
+
+#[test]
+fn island_with_dummies_and_sheared_node() {
+    let scene = open_demo("island.MD2");
+    let Some(mut r) = offscreen(&scene, &[]) else { return };
+    assert_eq!(r.report.fallback_count(), 0, "demo textures resolve:\n{}", r.report.to_text());
+    let passes: Vec<DrawPass> = r.report.materials.iter().map(|m| m.pass).collect();
+    assert!(passes.contains(&DrawPass::CutOut), "palm leaves are cut-outs: {passes:?}");
+    assert!(passes.iter().any(|p| matches!(p, DrawPass::Blend(_))), "ripples and sea are blended: {passes:?}");
+    let pose = Pose::rest(&scene);
+    let image = r.render(&scene, &pose, &framed_view(&scene, 30.0, 25.0)).expect("render");
+    check_golden("island", &image);
+}
+
+#[test]
+fn island_overlays_show_dummy_axes_and_sheared_boxes() {
+    let scene = open_demo("island.MD2");
+    let Some(mut r) = offscreen(&scene, &[]) else { return };
+    let pose = Pose::rest(&scene);
+    let mut view = framed_view(&scene, -35.0, 35.0);
+    // Closer than the framing of the whole sea, so the palms, their dummies and the sheared
+    // node's box are large enough to judge.
+    view.camera.distance *= 0.4;
+    view.overlays = Overlays { wireframe: false, normals: false, bounds: true, axes: true, grid: true };
+    view.selected_node = scene.nodes.iter().position(|n| n.kind == NodeKind::Transform);
+    let image = r.render(&scene, &pose, &view).expect("render");
+    check_golden("island_overlays", &image);
+}
+
+fn gate_at(frame_of: impl Fn(&mdview::scene::Clip) -> f32, name: &str) {
+    let scene = open_demo("gate.MD2");
+    let clip = mdview::scene::resolve_clip(&scene, "M1").expect("gate has M1");
+    let time = frame_of(&scene.clips[clip]);
+    let Some(mut r) = offscreen(&scene, &[]) else { return };
+    let pose = Pose::at(&scene, Some(clip), time);
+    let image = r.render(&scene, &pose, &framed_view(&scene, 25.0, 15.0)).expect("render");
+    check_golden(name, &image);
+}
+
+#[test]
+fn gate_frame_zero() {
+    gate_at(|clip| clip.start, "gate_start");
+}
+
+#[test]
+fn gate_last_frame() {
+    gate_at(|clip| clip.end, "gate_end");
+}
+
+#[test]
+fn fountain_mid_morph() {
+    let scene = open_demo("fountain.MD2");
+    let clip = mdview::scene::resolve_clip(&scene, "M1").expect("fountain has M1");
+    let Some(mut r) = offscreen(&scene, &[]) else { return };
+    let (start, end) = (scene.clips[clip].start, scene.clips[clip].end);
+    let mut pose = Pose::rest(&scene);
+    // Draw a few frames through the same renderer first: morphed buffers are rewritten in
+    // place, and the final image must not depend on what was drawn before.
+    let view = framed_view(&scene, 10.0, 35.0);
+    for step in 0..3 {
+        pose.evaluate(&scene, Some(clip), start + (end - start) * step as f32 / 3.0);
+        r.render(&scene, &pose, &view).expect("render");
+    }
+    pose.evaluate(&scene, Some(clip), (start + end) * 0.5);
+    let image = r.render(&scene, &pose, &view).expect("render");
+    check_golden("fountain_mid", &image);
+}
+
+/// A quad in the XY plane facing +Z (counter-clockwise seen from +Z).
+fn quad(name: &str, node: usize, min: Vec2, max: Vec2, material: usize) -> Mesh {
+    let positions = vec![
+        Vec3::new(min.x, min.y, 0.0),
+        Vec3::new(max.x, min.y, 0.0),
+        Vec3::new(max.x, max.y, 0.0),
+        Vec3::new(min.x, max.y, 0.0),
+    ];
+    let triangles = vec![[0, 1, 2], [0, 2, 3]];
+    Mesh {
+        name: name.into(),
+        node: Some(node),
+        normals: compute_normals(&positions, &triangles),
+        bounds: Aabb::from_points(&positions),
+        source_positions: positions,
+        vertex_source: vec![0, 1, 2, 3],
+        uvs: vec![Vec2::new(0.0, 1.0), Vec2::new(1.0, 1.0), Vec2::new(1.0, 0.0), Vec2::new(0.0, 0.0)],
+        triangles,
+        submeshes: vec![Submesh {
+            material: Some(material),
+            first_triangle: 0,
+            triangle_count: 2,
+            vertex_start: 0,
+            vertex_end: 3,
+        }],
+        skin: None,
+        raw: Vec::new(),
+        raw_triangle_tags: Vec::new(),
+    }
+}
+
+/// Textures for the see-through scene, written as PNGs into a fresh folder.
+fn write_see_through_textures(dir: &Path) {
+    std::fs::create_dir_all(dir).expect("temp dir");
+    // Stripes whose dark half has alpha 0: drawn by an opaque material, the alpha is ignored.
+    RgbaImage::from_fn(
+        64,
+        64,
+        |x, _| if (x / 8) % 2 == 0 { Rgba([240, 240, 240, 255]) } else { Rgba([40, 60, 160, 0]) },
+    )
+    .save(dir.join("backdrop.png"))
+    .expect("png");
+    // A true gradient: red, alpha ramping left to right.
+    RgbaImage::from_fn(64, 64, |x, _| Rgba([230, 30, 20, (x * 4).min(255) as u8]))
+        .save(dir.join("Gradient.PNG"))
+        .expect("png");
+    // Cut-out art: a green disc with a one-texel soft rim on a clear background.
+    RgbaImage::from_fn(64, 64, |x, y| {
+        let d = ((x as f32 - 31.5).powi(2) + (y as f32 - 31.5).powi(2)).sqrt();
+        let alpha = if d < 26.0 {
+            255
+        } else if d < 27.0 {
+            128
+        } else {
+            0
+        };
+        Rgba([30, 200, 60, alpha])
+    })
+    .save(dir.join("leaf.tga"))
+    .expect("tga");
+}
+
+/// A cut-out quad over a blended quad over an opaque backdrop whose texture has alpha, plus a
+/// quad whose texture exists nowhere (the fallback tile).
+fn see_through_scene(dir: &Path) -> Scene {
+    let mut scene = Scene::new(FormatKind::TpwMd2, SceneKind::Mesh);
+    scene.path = Some(dir.join("seethrough.md2"));
+    let material = |name: &str, alpha| {
+        let mut m = Material::new(name);
+        m.texture = Some(name.to_string());
+        m.alpha = alpha;
+        m
+    };
+    scene.materials = vec![
+        material("backdrop", AlphaMode::Opaque),
+        material("gradient", AlphaMode::SeeThrough),
+        material("leaf", AlphaMode::SeeThrough),
+        material("no_such_texture", AlphaMode::Opaque),
+    ];
+    let placements = [
+        ("backdrop", Vec3::new(0.0, 0.0, -1.0), Vec2::new(-2.0, -1.5), Vec2::new(2.0, 1.5), 0),
+        ("gradient", Vec3::new(0.0, 0.0, 0.0), Vec2::new(-1.6, -1.0), Vec2::new(0.6, 1.0), 1),
+        ("leaf", Vec3::new(0.0, 0.0, 0.5), Vec2::new(-0.4, -0.9), Vec2::new(1.4, 0.9), 2),
+        ("fallback", Vec3::new(0.0, 0.0, 0.2), Vec2::new(1.0, -1.4), Vec2::new(1.9, -0.5), 3),
+    ];
+    for (index, (name, offset, min, max, material)) in placements.into_iter().enumerate() {
+        let mut node = Node::new(name, NodeKind::Mesh, Mat4::from_translation(offset));
+        node.mesh = Some(index);
+        scene.nodes.push(node);
+        scene.meshes.push(quad(name, index, min, max, material));
+    }
+    scene
+}
+
+#[test]
+fn see_through_cut_out_over_blended() {
+    let dir = std::env::temp_dir().join(format!("mdview-golden-see-through-{}", std::process::id()));
+    write_see_through_textures(&dir);
+    let scene = see_through_scene(&dir);
+    let Some(mut r) = offscreen(&scene, &[]) else { return };
+    let passes: Vec<(String, DrawPass)> = r.report.materials.iter().map(|m| (m.name.clone(), m.pass)).collect();
+    assert_eq!(
+        passes.iter().map(|(_, p)| *p).collect::<Vec<_>>(),
+        [DrawPass::Opaque, DrawPass::Blend(mdview::render::BlendKind::Alpha), DrawPass::CutOut, DrawPass::Opaque],
+        "{passes:?}"
+    );
+    assert!(matches!(r.report.materials[3].source, TextureSource::Fallback { .. }));
+    assert!(matches!(&r.report.materials[1].source, TextureSource::File(p) if p.ends_with("Gradient.PNG")));
+
+    let view = ViewParams::new(
+        SIZE,
+        Camera { target: Vec3::ZERO, yaw_deg: 0.0, pitch_deg: 0.0, distance: 6.0, fov_y_deg: 40.0 },
+    );
+    let mut unlit = view;
+    unlit.lit = false;
+    let image = r.render(&scene, &Pose::rest(&scene), &unlit).expect("render");
+    std::fs::remove_dir_all(&dir).ok();
+    if std::env::var_os("MDVIEW_DEBUG_GOLDEN").is_some() {
+        std::fs::create_dir_all(manifest_dir().join("tests/out")).ok();
+        image.save(manifest_dir().join("tests/out/see_through.debug.png")).ok();
+    }
+
+    // Project a world point to a pixel, to probe what is drawn where.
+    let clip_from_world = view.camera.clip_from_world(view.aspect(), 3.0);
+    let pixel_at = |p: Vec3| {
+        let ndc = clip_from_world.project_point3(p);
+        let x = ((ndc.x * 0.5 + 0.5) * SIZE[0] as f32) as u32;
+        let y = ((0.5 - ndc.y * 0.5) * SIZE[1] as f32) as u32;
+        image.get_pixel(x.min(SIZE[0] - 1), y.min(SIZE[1] - 1)).0
+    };
+    // The cut-out disc's centre is solid green, in front of everything.
+    let leaf = pixel_at(Vec3::new(0.5, 0.0, 0.5));
+    assert!(leaf[1] > 150 && leaf[0] < 80, "cut-out centre should be green, got {leaf:?}");
+    // Outside the disc but inside its quad, the blended quad and backdrop show through.
+    let corner = pixel_at(Vec3::new(-0.35, 0.85, 0.5));
+    assert!(corner[1] < 150, "the cut-out's clear corner must not hide what is behind, got {corner:?}");
+    // The backdrop's alpha-0 stripes are still drawn (opaque ignores alpha): no background.
+    let backdrop_column = (0..8).map(|i| pixel_at(Vec3::new(1.5 + i as f32 * 0.05, 1.2, -1.0))).collect::<Vec<_>>();
+    assert!(backdrop_column.iter().any(|p| p[2] > 120 && p[0] < 90), "blue stripes drawn: {backdrop_column:?}");
+    // Over a white stripe, the gradient's nearly clear left edge stays white, and halfway
+    // along it is clearly red (green drops).
+    let left = pixel_at(Vec3::new(-1.55, 0.95, 0.0));
+    let middle = pixel_at(Vec3::new(-0.45, 0.95, 0.0));
+    assert!(left[1] > 200 && middle[1] + 40 < left[1], "gradient ramps: left {left:?} middle {middle:?}");
+    check_golden("see_through", &image);
+}
+
+#[test]
+fn transparent_background_and_flag_tint() {
+    let scene = open_demo("gate.MD2");
+    let Some(mut r) = offscreen(&scene, &[]) else { return };
+    let mut view = framed_view(&scene, 0.0, 0.0);
+    view.background = [0.0; 4];
+    view.flag_bits = Some(0x02);
+    let image = r.render(&scene, &Pose::rest(&scene), &view).expect("render");
+    assert_eq!(image.get_pixel(0, 0).0[3], 0, "corner is transparent");
+    // A point on the left door, a little left of the centre line where the doors meet.
+    let door = image.get_pixel(SIZE[0] * 2 / 5, SIZE[1] / 2).0;
+    assert_eq!(door[3], 255, "the model is opaque");
+}
