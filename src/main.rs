@@ -170,6 +170,9 @@ struct RenderArgs {
     /// Camera elevation in degrees (positive looks down on the model).
     #[arg(long, default_value_t = 20.0, allow_negative_numbers = true)]
     pitch: f32,
+    /// Move the camera closer (2 = half the framing distance).
+    #[arg(long, default_value_t = 1.0)]
+    zoom: f32,
     /// Background colour as RRGGBB, or `transparent`.
     #[arg(long, value_name = "RRGGBB|transparent", value_parser = parse_background, default_value = "33383f")]
     background: [f32; 4],
@@ -272,6 +275,9 @@ fn run_render(args: &RenderArgs) -> Result<()> {
         args.size,
         Camera::framing(&scene.bounds(), args.yaw, args.pitch, args.size[0] as f32 / args.size[1] as f32),
     );
+    if args.zoom.is_finite() && args.zoom > 0.0 {
+        view.camera.distance /= args.zoom;
+    }
     view.background = args.background;
     view.overlays = Overlays {
         wireframe: args.wireframe,
