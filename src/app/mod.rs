@@ -503,6 +503,11 @@ impl App {
             let path = loaded.path.clone();
             match self.viewer.session.apply(loaded) {
                 Applied::Opened => {
+                    // The demo lives in a temp folder: not worth a place among recent files.
+                    let demo = crate::demo::folder();
+                    let recent = &mut self.viewer.session.recent;
+                    recent.files.retain(|p| !p.starts_with(&demo));
+                    recent.folders.retain(|p| !p.starts_with(&demo));
                     self.viewer.save_recent();
                     if let (Some(gfx), Some(doc)) = (&mut self.gfx, &self.viewer.session.doc) {
                         let report = gfx.viewport.load(doc);
@@ -713,6 +718,7 @@ impl ApplicationHandler<UserEvent> for App {
             UserEvent::Loaded => {}
             UserEvent::Picked { path: Some(path), .. } => self.open(&path, Instant::now()),
             UserEvent::Picked { path: None, folder, elapsed } => {
+                log::info!("file dialog closed without a choice after {elapsed:?}");
                 // A dialog that "closes" at once never opened: no portal or dialog program.
                 if elapsed < Duration::from_millis(300) {
                     let what = if folder { "folder" } else { "file" };

@@ -158,8 +158,7 @@ pub fn files_ui(ui: &mut Ui, viewer: &mut Viewer) {
         ui.add_space(4.0);
         ui.horizontal(|ui| {
             ui.heading("Folder");
-            let n = folder.entries.len();
-            ui.weak(if n == 1 { "1 model".to_string() } else { format!("{n} models") });
+            ui.weak(plural(folder.entries.len(), "model"));
         });
         ui.label(RichText::new(folder_label(folder)).small()).on_hover_text(folder.dir.display().to_string());
         ui.add(egui::TextEdit::singleline(&mut folder.filter).hint_text("Filter by name").desired_width(f32::INFINITY));
@@ -338,6 +337,11 @@ fn node_tree_ui(ui: &mut Ui, doc: &mut Document, index: usize, depth: usize) {
     }
 }
 
+/// "1 track", "2 tracks".
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
+
 fn display_name(name: &str, index: usize) -> String {
     if name.trim().is_empty() { format!("node {index}") } else { name.to_string() }
 }
@@ -462,10 +466,14 @@ fn materials_ui(ui: &mut Ui, doc: &Document, report: Option<&SceneReport>, colou
                     AlphaMode::Mask => "alpha-tested".to_string(),
                     AlphaMode::Blend(mode) => format!("blend mode {mode:?}"),
                 };
-                ui.label(see_through);
-                if let Some(m) = drawn {
-                    ui.label(RichText::new(format!("drawn as {}", m.pass.label())).strong())
-                        .on_hover_text("How the renderer draws it: see-through textures with hard edges are cut out, gradients are blended");
+                match drawn {
+                    Some(m) => {
+                        ui.label(format!("{see_through}, drawn as {}", m.pass.label()))
+                            .on_hover_text("See-through textures with hard edges are cut out; gradients are blended");
+                    }
+                    None => {
+                        ui.label(see_through);
+                    }
                 }
                 if material.two_sided {
                     ui.weak("· two-sided");
@@ -511,8 +519,13 @@ fn animations_ui(ui: &mut Ui, doc: &Document, actions: &mut Vec<Action>) {
     for (index, clip) in doc.scene.clips.iter().enumerate() {
         let playing = doc.clip == Some(index);
         let skipped = clip.tracks.iter().filter(|t| t.skipped.is_some()).count();
-        let mut text =
-            format!("▶ {}   {} frames @ {} fps, {} tracks", clip.name, clip.length(), clip.rate, clip.tracks.len());
+        let mut text = format!(
+            "▶ {}   {} frames @ {} fps, {}",
+            clip.name,
+            clip.length(),
+            clip.rate,
+            plural(clip.tracks.len(), "track")
+        );
         if skipped > 0 {
             text.push_str(&format!(" ({skipped} skipped)"));
         }
