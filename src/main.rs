@@ -20,6 +20,38 @@ struct Cli {
     command: Option<Command>,
     /// A model file or folder to open in the viewer (the built-in demo when omitted).
     path: Option<PathBuf>,
+    #[command(flatten)]
+    viewer: ViewerArgs,
+}
+
+/// Options of the interactive viewer (scripted runs for tests and measurements).
+#[derive(Args)]
+struct ViewerArgs {
+    /// Save a PNG of the whole window after the model has been on screen for N frames.
+    #[arg(long, value_name = "PNG")]
+    screenshot: Option<PathBuf>,
+    /// Frames to wait before `--screenshot` (default 30).
+    #[arg(long, value_name = "N")]
+    screenshot_after_frames: Option<u32>,
+    /// Quit after the screenshot or benchmark.
+    #[arg(long)]
+    exit: bool,
+    /// Window size in pixels, as WIDTHxHEIGHT.
+    #[arg(long, value_name = "WxH", value_parser = parse_size)]
+    size: Option<[u32; 2]>,
+    /// Step to the next model in the folder N times, printing how long each took to appear.
+    #[arg(long, value_name = "N")]
+    bench_steps: Option<u32>,
+}
+
+fn parse_size(s: &str) -> Result<[u32; 2], String> {
+    let (w, h) = s.split_once(['x', 'X']).ok_or("expected WIDTHxHEIGHT, e.g. 1280x800")?;
+    let w: u32 = w.trim().parse().map_err(|_| format!("bad width '{w}'"))?;
+    let h: u32 = h.trim().parse().map_err(|_| format!("bad height '{h}'"))?;
+    if !(64..=8192).contains(&w) || !(64..=8192).contains(&h) {
+        return Err("size must be between 64 and 8192 pixels".into());
+    }
+    Ok([w, h])
 }
 
 #[derive(Subcommand)]
@@ -81,7 +113,7 @@ fn main() -> ExitCode {
         Some(Command::Export(args)) => run_export(&args),
         Some(Command::Scan(args)) => run_scan(&args),
         Some(Command::Render(args)) => run_render(&args),
-        None => run_viewer(cli.path.as_deref()),
+        None => run_viewer(cli.path.as_deref(), &cli.viewer),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -145,9 +177,15 @@ fn run_scan(args: &ScanArgs) -> Result<()> {
     Ok(())
 }
 
-fn run_viewer(path: Option<&Path>) -> Result<()> {
-    let _ = path;
-    Err(anyhow!("the interactive viewer is not built yet; use `mdview info|export|scan`"))
+fn run_viewer(path: Option<&Path>, args: &ViewerArgs) -> Result<()> {
+    mdview::app::run(mdview::app::ViewerOptions {
+        path: path.map(Path::to_path_buf),
+        screenshot: args.screenshot.clone(),
+        screenshot_after_frames: args.screenshot_after_frames,
+        exit: args.exit,
+        size: args.size,
+        bench_steps: args.bench_steps,
+    })
 }
 
 #[derive(Args)]
