@@ -1120,6 +1120,65 @@ mod tests {
         assert!(flag.validate().is_err());
     }
 
+    #[test]
+    fn every_stored_offset_is_four_byte_aligned() {
+        // Odd lengths everywhere: names, vertex counts, order lengths, face counts, arrays.
+        let mut a = numbered_mesh("abcde", 5);
+        a.materials = vec![MaterialSpec { texture: Some(2), start: 0, end: 4 }];
+        let b = MeshSpec { parent: Some(2), ..numbered_mesh("xy", 3) };
+        let file = MeshFile {
+            textures: vec![TextureSpec::opaque("t"), TextureSpec::opaque("tex"), TextureSpec::see_through("texture9")],
+            meshes: vec![a, b],
+            dummies: vec![DummySpec { name: "dum".into(), parent: Some(0), ..DummySpec::default() }],
+            ..MeshFile::default()
+        };
+        let bytes = file.to_bytes();
+        let mut offsets = vec![u32_at(&bytes, 0x50), u32_at(&bytes, 0x54), u32_at(&bytes, 0x70), u32_at(&bytes, 0x74)];
+        let frame_data = u32_at(&bytes, 0x54) as usize;
+        offsets.extend((0..3).map(|i| u32_at(&bytes, frame_data + 16 * i + 0x0C)));
+        let (meshes, dummies) = (u32_at(&bytes, 0x70) as usize, u32_at(&bytes, 0x74) as usize);
+        for rec in [meshes, meshes + 0xA0, dummies] {
+            offsets.extend([0x04, 0x08, 0x0C, 0x54].map(|k| u32_at(&bytes, rec + k)));
+        }
+        for rec in [meshes, meshes + 0xA0] {
+            offsets.extend([0x60, 0x68, 0x6C, 0x70, 0x94].map(|k| u32_at(&bytes, rec + k)));
+        }
+        offsets.push(u32_at(&bytes, u32_at(&bytes, meshes + 0x6C) as usize));
+        assert!(offsets.iter().all(|o| o % 4 == 0), "{offsets:x?}");
+        assert_eq!(bytes.len() % 4, 0);
+        assert!(decode(&bytes).unwrap().warnings.is_empty());
+
+        let anim = AnimFile {
+            tracks: vec![TrackSpec {
+                rotation: vec![key(0, 0.0)],
+                morph: Some(vec![
+                    MorphRecordSpec { channels: vec![0], frames: vec![0, 1, 2], values: vec![0; 3] },
+                    MorphRecordSpec { channels: vec![1, 2, 3], frames: vec![5], values: vec![0; 3] },
+                ]),
+                uv: Some(vec![UvEntrySpec { first: 1, start: vec![0.0], end: vec![1.0], ..UvEntrySpec::default() }]),
+                undecoded: vec![UndecodedSpec { flag: 0x1, data: vec![1, 2, 3] }],
+                slot_34: Some(vec![9]),
+                ..TrackSpec::default()
+            }],
+            ..AnimFile::default()
+        };
+        let bytes = anim.to_bytes();
+        let t = 0xB4;
+        let mut offsets = vec![u32_at(&bytes, 0x98)];
+        offsets.extend([0x18, 0x1C, 0x28, 0x2C, 0x34].map(|k| u32_at(&bytes, t + k)));
+        let records = u32_at(&bytes, u32_at(&bytes, t + 0x28) as usize + 0x0C) as usize;
+        offsets.push(records as u32);
+        for i in 0..2 {
+            offsets.extend([4, 8, 12].map(|k| u32_at(&bytes, records + 20 * i + k)));
+        }
+        let uv = u32_at(&bytes, t + 0x2C) as usize;
+        offsets.extend([4, 12, 16].map(|k| u32_at(&bytes, uv + k)));
+        assert!(offsets.iter().all(|o| o % 4 == 0), "{offsets:x?}");
+        let decoded = anim::decode_anim(&Reader::new(&bytes, FORMAT)).unwrap();
+        assert!(decoded.warnings.is_empty(), "{:?}", decoded.warnings);
+        assert!(matches!(decoded.tracks[0].morph, Some(Ok(_))));
+    }
+
     fn key(frame: u16, radians: f32) -> RotationKeySpec {
         RotationKeySpec { frame, flags: 0, quat: quat_y(radians) }
     }
