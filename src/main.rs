@@ -297,6 +297,9 @@ fn parse_mask(s: &str) -> Result<u32, String> {
 fn run_render(args: &RenderArgs) -> Result<()> {
     use mdview::render::{Camera, Overlays, ViewParams, offscreen::OffscreenRenderer};
     let started = Instant::now();
+    if args.frames.is_some() && !args.output.to_string_lossy().contains("{frame}") {
+        return Err(anyhow!("--frames needs `{{frame}}` in the output name, e.g. out_{{frame}}.png"));
+    }
     let (scene, first_pose) = posed(&args.file, &args.pose)?;
     let selected_node = match &args.select {
         None => None,
@@ -345,14 +348,18 @@ fn run_render(args: &RenderArgs) -> Result<()> {
         |image: &image::RgbaImage, path: &Path| image.save(path).with_context(|| format!("writing {}", path.display()));
     match args.frames {
         None => {
+            let render_started = Instant::now();
             let image = offscreen.render(&scene, &first_pose, &view)?;
+            let save_started = Instant::now();
             save(&image, &args.output)?;
+            if args.verbose {
+                let ms = |from: Instant, to: Instant| (to - from).as_secs_f64() * 1000.0;
+                eprintln!("render and readback: {:.1} ms", ms(render_started, save_started));
+                eprintln!("png: {:.1} ms", ms(save_started, Instant::now()));
+            }
         }
         Some((first, last)) => {
             let pattern = args.output.to_string_lossy().into_owned();
-            if !pattern.contains("{frame}") {
-                return Err(anyhow!("--frames needs `{{frame}}` in the output name, e.g. out_{{frame}}.png"));
-            }
             let clip = match &args.pose.anim {
                 Some(wanted) => Some(mdview::scene::resolve_clip(&scene, wanted).map_err(|e| anyhow!(e))?),
                 None => scene.default_clip,

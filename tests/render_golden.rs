@@ -280,10 +280,6 @@ fn see_through_cut_out_over_blended() {
     unlit.lit = false;
     let image = r.render(&scene, &Pose::rest(&scene), &unlit).expect("render");
     std::fs::remove_dir_all(&dir).ok();
-    if std::env::var_os("MDVIEW_DEBUG_GOLDEN").is_some() {
-        std::fs::create_dir_all(manifest_dir().join("tests/out")).ok();
-        image.save(manifest_dir().join("tests/out/see_through.debug.png")).ok();
-    }
 
     // Project a world point to a pixel, to probe what is drawn where.
     let clip_from_world = view.camera.clip_from_world(view.aspect(), 3.0);

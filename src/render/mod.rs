@@ -506,19 +506,24 @@ impl Renderer {
         let mut resolver = TextureResolver::new(dirs.clone());
         let mut report = SceneReport { texture_dirs: dirs, ..SceneReport::default() };
 
-        // Resolve each distinct name once, decode in parallel, upload in order.
+        // Resolve each distinct texture once, decode in parallel, upload in order. A path the
+        // opener already resolved (formats with their own search rules) is used as it is.
         let mut names: Vec<String> = Vec::new();
+        let mut paths: Vec<Option<PathBuf>> = Vec::new();
         let mut name_index: HashMap<String, usize> = HashMap::new();
         for material in &scene.materials {
-            if let Some(name) = &material.texture {
-                let key = name.to_lowercase();
-                if let std::collections::hash_map::Entry::Vacant(slot) = name_index.entry(key) {
-                    slot.insert(names.len());
-                    names.push(name.clone());
-                }
+            if let Some(key) = texture_key(material)
+                && let std::collections::hash_map::Entry::Vacant(slot) = name_index.entry(key)
+            {
+                slot.insert(names.len());
+                let name = material.texture.clone().unwrap_or_default();
+                paths.push(match &material.texture_path {
+                    Some(path) => Some(path.clone()),
+                    None => resolver.resolve(&name),
+                });
+                names.push(name);
             }
         }
-        let paths: Vec<Option<PathBuf>> = names.iter().map(|n| resolver.resolve(n)).collect();
         let decoded: Vec<Result<(PathBuf, RgbaImage), String>> = paths
             .into_par_iter()
             .map(|path| match path {
@@ -548,11 +553,7 @@ impl Renderer {
 
         let mut materials = Vec::with_capacity(scene.materials.len() + 1);
         for (index, material) in scene.materials.iter().enumerate() {
-            let entry = material
-                .texture
-                .as_ref()
-                .and_then(|n| name_index.get(&n.to_lowercase()))
-                .and_then(|&i| resolved.get(i));
+            let entry = texture_key(material).and_then(|key| name_index.get(&key)).and_then(|&i| resolved.get(i));
             let (view, source, see_through) = match entry {
                 Some((Some(texture), source, kind)) => {
                     (gpu_textures.get(*texture).map(|t| &t.view).unwrap_or(&self.fallback.view), source.clone(), *kind)
@@ -566,7 +567,7 @@ impl Renderer {
                 flags: material.flags,
                 two_sided: u32::from(material.two_sided),
                 unlit: u32::from(material.unlit),
-                textured: u32::from(material.texture.is_some()),
+                textured: u32::from(texture_key(material).is_some()),
             };
             materials.push(GpuMaterial {
                 bind_group: self.material_bind_group(&material.name, &uniforms, view),
@@ -991,6 +992,16 @@ impl Renderer {
             multiview_mask: None,
             cache: None,
         })
+    }
+}
+
+/// What identifies a material's texture: the opener's resolved path, else the name
+/// (case-insensitively); `None` when the material has no texture.
+fn texture_key(material: &crate::scene::Material) -> Option<String> {
+    match (&material.texture_path, &material.texture) {
+        (Some(path), _) => Some(format!("path:{}", path.display())),
+        (None, Some(name)) => Some(format!("name:{}", name.to_lowercase())),
+        (None, None) => None,
     }
 }
 

@@ -1,0 +1,115 @@
+//! `mdview render` end to end: a single PNG with the requested size and background, a frame
+//! sequence, and clean one-line errors. Skips without a wgpu adapter unless `CI` is set.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn demo(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo").join(name)
+}
+
+fn out_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mdview-render-cli-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn mdview(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mdview")).args(args).output().expect("running mdview")
+}
+
+/// Whether a GPU test can run here: an adapter exists, or CI demands one (then the test fails).
+fn have_adapter() -> bool {
+    match mdview::render::offscreen::HeadlessGpu::new() {
+        Ok(_) => true,
+        Err(e) if std::env::var_os("CI").is_none() => {
+            eprintln!("SKIPPED: no wgpu adapter on this machine ({e:#}); set CI=1 to make this a failure");
+            false
+        }
+        Err(e) => panic!("CI is set but no wgpu adapter was found: {e:#}"),
+    }
+}
+
+#[test]
+fn renders_one_png_with_size_and_transparent_background() {
+    if !have_adapter() {
+        return;
+    }
+    let dir = out_dir("single");
+    let png = dir.join("gate.png");
+    let out = mdview(&[
+        "render",
+        &demo("gate.MD2").to_string_lossy(),
+        "-o",
+        &png.to_string_lossy(),
+        "--size",
+        "200x120",
+        "--background",
+        "transparent",
+        "--anim",
+        "M1",
+        "--frame",
+        "15",
+        "--yaw",
+        "-20",
+        "--wireframe",
+        "--grid",
+    ]);
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let image = image::open(&png).expect("a PNG was written").to_rgba8();
+    assert_eq!(image.dimensions(), (200, 120));
+    assert_eq!(image.get_pixel(0, 0).0[3], 0, "transparent corner");
+    assert!(image.pixels().any(|p| p.0[3] == 255), "the model is drawn");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn renders_a_frame_sequence() {
+    if !have_adapter() {
+        return;
+    }
+    let dir = out_dir("frames");
+    let pattern = dir.join("gate_{frame}.png");
+    let out = mdview(&[
+        "render",
+        &demo("gate.MD2").to_string_lossy(),
+        "--anim",
+        "M1",
+        "--frames",
+        "0..=30",
+        "--size",
+        "96x64",
+        "-o",
+        &pattern.to_string_lossy(),
+    ]);
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    for frame in [0, 15, 30] {
+        assert!(dir.join(format!("gate_{frame}.png")).is_file(), "frame {frame} written");
+    }
+    assert!(!dir.join("gate_31.png").exists());
+    let first = image::open(dir.join("gate_0.png")).expect("png").to_rgba8();
+    let last = image::open(dir.join("gate_30.png")).expect("png").to_rgba8();
+    assert_ne!(first.as_raw(), last.as_raw(), "the doors move between the first and last frame");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bad_arguments_fail_with_one_line() {
+    // These fail before any device is opened, so they need no adapter.
+    let dir = out_dir("errors");
+    let gate = demo("gate.MD2");
+    let cases: [(&[&str], &str); 3] = [
+        (&["--frames", "0..10", "-o", "no_placeholder.png"], "{frame}"),
+        (&["--background", "blue", "-o", "x.png"], "RRGGBB"),
+        (&["--anim", "M9", "-o", "x.png"], "M9"),
+    ];
+    for (extra, expected) in cases {
+        let mut args = vec!["render", gate.to_str().expect("utf-8 path")];
+        args.extend_from_slice(extra);
+        let out = Command::new(env!("CARGO_BIN_EXE_mdview")).args(&args).current_dir(&dir).output().expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} should fail");
+        assert!(stderr.contains(expected), "{args:?}: stderr should mention {expected}: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
