@@ -44,10 +44,11 @@ pub mod camera;
 pub mod gpu;
 pub mod offscreen;
 pub mod overlays;
+mod pipelines;
+mod resources;
 pub mod textures;
 
 use std::collections::HashMap;
-use std::num::NonZeroU64;
 use std::path::PathBuf;
 
 use glam::{Mat4, Vec3};
@@ -56,7 +57,12 @@ use rayon::prelude::*;
 use wgpu::util::DeviceExt;
 
 pub use camera::Camera;
-use gpu::{DrawUniforms, FrameUniforms, LineVertex, MaterialUniforms, PositionNormal};
+use gpu::{DrawUniforms, FrameUniforms, LineVertex, MaterialUniforms};
+use pipelines::{Layouts, PipelineKey, Shaders};
+use resources::{
+    DrawSlots, GpuMaterial, GpuMesh, GpuScene, GpuTexture, Targets, create_draw_slots, create_targets, upload_edges,
+    upload_mesh, upload_texture,
+};
 use textures::{SeeThroughKind, TextureResolver};
 
 use crate::scene::anim::Pose;
@@ -218,74 +224,6 @@ impl SceneReport {
     }
 }
 
-/// A texture and its default view.
-struct GpuTexture {
-    _texture: wgpu::Texture,
-    view: wgpu::TextureView,
-}
-
-struct GpuMaterial {
-    bind_group: wgpu::BindGroup,
-    pass: DrawPass,
-    two_sided: bool,
-}
-
-struct GpuSubmesh {
-    indices: std::ops::Range<u32>,
-    /// Index into `GpuScene::materials` (the last entry is the default material).
-    material: usize,
-    /// Centre of the submesh's rest vertices in mesh space, for back-to-front sorting.
-    center: Vec3,
-}
-
-struct GpuMesh {
-    vertex_count: usize,
-    /// Positions and normals; rewritten while the pose morphs them.
-    vertices: wgpu::Buffer,
-    uvs: wgpu::Buffer,
-    indices: wgpu::Buffer,
-    submeshes: Vec<GpuSubmesh>,
-    /// Line-list indices of the unique edges, built the first time the wireframe shows.
-    edges: Option<(wgpu::Buffer, u32)>,
-    /// Whether the buffers hold animated data that must be restored when the pose stops
-    /// animating this mesh.
-    positions_animated: bool,
-    uvs_animated: bool,
-}
-
-struct GpuScene {
-    mesh_count: usize,
-    /// Per scene mesh; `None` for meshes with nothing to draw.
-    meshes: Vec<Option<GpuMesh>>,
-    materials: Vec<GpuMaterial>,
-    /// Bounds of the rest pose and the radius of its bounding sphere.
-    bounds: crate::scene::Aabb,
-    radius: f32,
-    _textures: Vec<GpuTexture>,
-}
-
-/// The offscreen attachments [`Renderer::draw`] renders into.
-struct Targets {
-    size: [u32; 2],
-    color: wgpu::Texture,
-    color_view: wgpu::TextureView,
-    msaa_view: Option<wgpu::TextureView>,
-    depth_view: wgpu::TextureView,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum PipelineKey {
-    Surface {
-        pass: DrawPass,
-        cull: bool,
-    },
-    Wire,
-    Highlight,
-    /// The ground grid, drawn before the surfaces so they cover it.
-    GridLines,
-    Lines,
-}
-
 #[derive(Debug, Clone, Copy)]
 struct DrawItem {
     mesh: u32,
@@ -293,23 +231,6 @@ struct DrawItem {
     slot: u32,
     material: u32,
     key: PipelineKey,
-}
-
-struct Layouts {
-    draw: wgpu::BindGroupLayout,
-    material: wgpu::BindGroupLayout,
-    surface: wgpu::PipelineLayout,
-    wire: wgpu::PipelineLayout,
-    lines: wgpu::PipelineLayout,
-}
-
-/// The per-visible-mesh placement slots, one dynamic-offset uniform buffer.
-struct DrawSlots {
-    buffer: wgpu::Buffer,
-    bind_group: wgpu::BindGroup,
-    stride: u64,
-    capacity: u32,
-    staging: Vec<u8>,
 }
 
 /// Per-frame lists, kept between frames so steady-state frames allocate nothing.
@@ -324,9 +245,7 @@ struct FrameLists {
     lines: Vec<LineVertex>,
     /// `lines[..grid_vertices]` is the ground grid.
     grid_vertices: u32,
-    vertices: Vec<PositionNormal>,
-    normals: Vec<Vec3>,
-    uvs: Vec<[f32; 2]>,
+    animation: resources::AnimationScratch,
     /// Per node: the selected node or one of its descendants.
     selected: Vec<bool>,
 }
@@ -337,8 +256,7 @@ pub struct Renderer {
     queue: wgpu::Queue,
     sample_count: u32,
     layouts: Layouts,
-    mesh_shader: wgpu::ShaderModule,
-    line_shader: wgpu::ShaderModule,
+    shaders: Shaders,
     pipelines: HashMap<PipelineKey, wgpu::RenderPipeline>,
     sampler: wgpu::Sampler,
     frame_buffer: wgpu::Buffer,
@@ -353,24 +271,6 @@ pub struct Renderer {
     background: wgpu::Color,
 }
 
-fn uniform_entry(
-    binding: u32,
-    visibility: wgpu::ShaderStages,
-    dynamic: bool,
-    size: usize,
-) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: dynamic,
-            min_binding_size: NonZeroU64::new(size as u64),
-        },
-        count: None,
-    }
-}
-
 impl Renderer {
     /// Creates pipelines' shared state on a device. The adapter is asked whether 4x MSAA is
     /// supported for the colour and depth formats; without it, cut-outs use a plain alpha test.
@@ -383,53 +283,7 @@ impl Renderer {
     /// As [`Renderer::new`], with the MSAA sample count chosen by the caller (1 or 4).
     pub fn with_sample_count(device: &wgpu::Device, queue: &wgpu::Queue, sample_count: u32) -> Self {
         let sample_count = if sample_count >= MSAA_SAMPLES { MSAA_SAMPLES } else { 1 };
-        let frame_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("mdview frame"),
-            entries: &[uniform_entry(
-                0,
-                wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT,
-                false,
-                size_of::<FrameUniforms>(),
-            )],
-        });
-        let draw_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("mdview draw"),
-            entries: &[uniform_entry(0, wgpu::ShaderStages::VERTEX, true, size_of::<DrawUniforms>())],
-        });
-        let material_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("mdview material"),
-            entries: &[
-                uniform_entry(0, wgpu::ShaderStages::FRAGMENT, false, size_of::<MaterialUniforms>()),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                        view_dimension: wgpu::TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 2,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-                    count: None,
-                },
-            ],
-        });
-        let pipeline_layout = |label, groups: &[Option<&wgpu::BindGroupLayout>]| {
-            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some(label),
-                bind_group_layouts: groups,
-                immediate_size: 0,
-            })
-        };
-        let surface =
-            pipeline_layout("mdview surface", &[Some(&frame_layout), Some(&draw_layout), Some(&material_layout)]);
-        let wire = pipeline_layout("mdview wire", &[Some(&frame_layout), Some(&draw_layout)]);
-        let lines = pipeline_layout("mdview lines", &[Some(&frame_layout)]);
-
+        let (frame_layout, layouts) = pipelines::create_layouts(device);
         let mesh_shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("mesh.wgsl"),
             source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/mesh.wgsl").into()),
@@ -462,7 +316,7 @@ impl Renderer {
         });
         let stride = (size_of::<DrawUniforms>() as u64)
             .next_multiple_of(u64::from(device.limits().min_uniform_buffer_offset_alignment.max(1)));
-        let draws = create_draw_slots(device, &draw_layout, stride, 16);
+        let draws = create_draw_slots(device, &layouts.draw, stride, 16);
         let fallback = upload_texture(device, queue, "fallback tile", &textures::fallback_tile());
         let white = upload_texture(device, queue, "white", &RgbaImage::from_pixel(1, 1, image::Rgba([255; 4])));
         let targets = create_targets(device, [1, 1], sample_count);
@@ -470,9 +324,8 @@ impl Renderer {
             device: device.clone(),
             queue: queue.clone(),
             sample_count,
-            layouts: Layouts { draw: draw_layout, material: material_layout, surface, wire, lines },
-            mesh_shader,
-            line_shader,
+            layouts,
+            shaders: Shaders { mesh: mesh_shader, lines: line_shader },
             pipelines: HashMap::new(),
             sampler,
             frame_buffer,
@@ -701,7 +554,7 @@ impl Renderer {
             let placement = DrawUniforms::new(world_from_local);
             self.draws.staging.extend_from_slice(bytemuck::bytes_of(&placement));
             self.draws.staging.resize(slot as usize * stride + stride, 0);
-            update_animated_buffers(&self.queue, mesh, pose, mesh_index, gpu_mesh, lists);
+            resources::update_animated_buffers(&self.queue, mesh, pose, mesh_index, gpu_mesh, &mut lists.animation);
 
             let mesh_u32 = mesh_index as u32;
             for (sub_index, sub) in gpu_mesh.submeshes.iter().enumerate() {
@@ -906,92 +759,10 @@ impl Renderer {
 
     fn ensure_pipeline(&mut self, key: PipelineKey) {
         if !self.pipelines.contains_key(&key) {
-            let pipeline = self.create_pipeline(key);
+            let pipeline =
+                pipelines::create_pipeline(&self.device, &self.layouts, &self.shaders, self.sample_count, key);
             self.pipelines.insert(key, pipeline);
         }
-    }
-
-    fn create_pipeline(&self, key: PipelineKey) -> wgpu::RenderPipeline {
-        let msaa = self.sample_count > 1;
-        let (layout, module, vertex_entry, fragment_entry) = match key {
-            PipelineKey::Surface { pass, .. } => {
-                let fragment = match pass {
-                    DrawPass::Opaque => "fs_opaque",
-                    DrawPass::CutOut if msaa => "fs_cutout_coverage",
-                    DrawPass::CutOut => "fs_cutout",
-                    DrawPass::Blend(_) => "fs_blend",
-                };
-                (&self.layouts.surface, &self.mesh_shader, "vs_mesh", fragment)
-            }
-            PipelineKey::Wire => (&self.layouts.wire, &self.mesh_shader, "vs_wire", "fs_wire"),
-            PipelineKey::Highlight => (&self.layouts.wire, &self.mesh_shader, "vs_wire", "fs_highlight"),
-            PipelineKey::GridLines | PipelineKey::Lines => {
-                (&self.layouts.lines, &self.line_shader, "vs_line", "fs_line")
-            }
-        };
-        let surface_buffers = [Some(gpu::position_normal_layout()), Some(gpu::uv_layout())];
-        let wire_buffers = [Some(gpu::position_normal_layout())];
-        let line_buffers = [Some(gpu::line_layout())];
-        let (buffers, topology, cull_mode): (&[Option<wgpu::VertexBufferLayout>], _, _) = match key {
-            PipelineKey::Surface { cull, .. } => {
-                (&surface_buffers, wgpu::PrimitiveTopology::TriangleList, cull.then_some(wgpu::Face::Back))
-            }
-            PipelineKey::Wire | PipelineKey::Highlight => (&wire_buffers, wgpu::PrimitiveTopology::LineList, None),
-            PipelineKey::GridLines | PipelineKey::Lines => (&line_buffers, wgpu::PrimitiveTopology::LineList, None),
-        };
-        // Reversed depth: nearer is greater.
-        let (depth_write, depth_compare) = match key {
-            PipelineKey::Surface { pass: DrawPass::Blend(_), .. } => (false, wgpu::CompareFunction::Greater),
-            PipelineKey::Surface { .. } => (true, wgpu::CompareFunction::Greater),
-            PipelineKey::Wire | PipelineKey::Lines => (false, wgpu::CompareFunction::GreaterEqual),
-            PipelineKey::Highlight | PipelineKey::GridLines => (false, wgpu::CompareFunction::Always),
-        };
-        let blend = match key {
-            PipelineKey::Surface { pass: DrawPass::Blend(kind), .. } => Some(blend_state(kind)),
-            PipelineKey::GridLines | PipelineKey::Lines => Some(wgpu::BlendState::ALPHA_BLENDING),
-            _ => None,
-        };
-        let alpha_to_coverage = msaa && matches!(key, PipelineKey::Surface { pass: DrawPass::CutOut, .. });
-        self.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some(&format!("mdview {key:?}")),
-            layout: Some(layout),
-            vertex: wgpu::VertexState {
-                module,
-                entry_point: Some(vertex_entry),
-                compilation_options: Default::default(),
-                buffers,
-            },
-            primitive: wgpu::PrimitiveState {
-                topology,
-                front_face: wgpu::FrontFace::Ccw,
-                cull_mode,
-                ..Default::default()
-            },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(depth_write),
-                depth_compare: Some(depth_compare),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: wgpu::MultisampleState {
-                count: self.sample_count,
-                mask: !0,
-                alpha_to_coverage_enabled: alpha_to_coverage,
-            },
-            fragment: Some(wgpu::FragmentState {
-                module,
-                entry_point: Some(fragment_entry),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format: COLOR_FORMAT,
-                    blend,
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        })
     }
 }
 
@@ -1024,24 +795,6 @@ fn draw_pass(alpha: AlphaMode, see_through: SeeThroughKind) -> DrawPass {
             BlendMode::Mod2x => DrawPass::Blend(BlendKind::Modulate2x),
             BlendMode::BlendAdd => DrawPass::Blend(BlendKind::Premultiplied),
         },
-    }
-}
-
-fn blend_state(kind: BlendKind) -> wgpu::BlendState {
-    use wgpu::{BlendComponent as C, BlendFactor as F, BlendOperation as Op};
-    let component = |src_factor, dst_factor| C { src_factor, dst_factor, operation: Op::Add };
-    // Additive and modulating modes leave the destination's coverage (alpha) as it was.
-    let keep_alpha = component(F::Zero, F::One);
-    match kind {
-        BlendKind::Alpha => wgpu::BlendState {
-            color: component(F::SrcAlpha, F::OneMinusSrcAlpha),
-            alpha: component(F::One, F::OneMinusSrcAlpha),
-        },
-        BlendKind::Add => wgpu::BlendState { color: component(F::One, F::One), alpha: keep_alpha },
-        BlendKind::AlphaAdd => wgpu::BlendState { color: component(F::SrcAlpha, F::One), alpha: keep_alpha },
-        BlendKind::Modulate => wgpu::BlendState { color: component(F::Dst, F::Zero), alpha: keep_alpha },
-        BlendKind::Modulate2x => wgpu::BlendState { color: component(F::Dst, F::Src), alpha: keep_alpha },
-        BlendKind::Premultiplied => wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING,
     }
 }
 
@@ -1081,280 +834,6 @@ fn mesh_visible(scene: &Scene, pose: &Pose, mesh: &Mesh) -> bool {
         }
     }
     true
-}
-
-/// Writes morphed positions (with recomputed normals) and animated UVs for meshes the pose
-/// animates, and puts the rest data back once a mesh stops animating.
-fn update_animated_buffers(
-    queue: &wgpu::Queue,
-    mesh: &Mesh,
-    pose: &Pose,
-    mesh_index: usize,
-    gpu_mesh: &mut GpuMesh,
-    lists: &mut FrameLists,
-) {
-    match pose.positions.get(mesh_index).and_then(Option::as_ref) {
-        Some(positions) if positions.len() == gpu_mesh.vertex_count => {
-            smooth_normals(positions, &mesh.triangles, &mut lists.normals);
-            lists.vertices.clear();
-            lists.vertices.extend(
-                positions
-                    .iter()
-                    .zip(&lists.normals)
-                    .map(|(p, n)| PositionNormal { position: p.to_array(), normal: n.to_array() }),
-            );
-            queue.write_buffer(&gpu_mesh.vertices, 0, bytemuck::cast_slice(&lists.vertices));
-            gpu_mesh.positions_animated = true;
-        }
-        _ if gpu_mesh.positions_animated => {
-            queue.write_buffer(&gpu_mesh.vertices, 0, bytemuck::cast_slice(&rest_vertices(mesh)));
-            gpu_mesh.positions_animated = false;
-        }
-        _ => {}
-    }
-    match pose.uvs.get(mesh_index).and_then(Option::as_ref) {
-        Some(uvs) if uvs.len() == gpu_mesh.vertex_count => {
-            lists.uvs.clear();
-            lists.uvs.extend(uvs.iter().map(|uv| uv.to_array()));
-            queue.write_buffer(&gpu_mesh.uvs, 0, bytemuck::cast_slice(&lists.uvs));
-            gpu_mesh.uvs_animated = true;
-        }
-        _ if gpu_mesh.uvs_animated => {
-            queue.write_buffer(&gpu_mesh.uvs, 0, bytemuck::cast_slice(&rest_uvs(mesh)));
-            gpu_mesh.uvs_animated = false;
-        }
-        _ => {}
-    }
-}
-
-/// Smooth normals into a reused buffer (area-weighted face normals, as the scene computes
-/// them for the rest pose).
-fn smooth_normals(positions: &[Vec3], triangles: &[[u32; 3]], out: &mut Vec<Vec3>) {
-    out.clear();
-    out.resize(positions.len(), Vec3::ZERO);
-    for tri in triangles {
-        let [a, b, c] = tri.map(|i| positions.get(i as usize).copied());
-        if let (Some(a), Some(b), Some(c)) = (a, b, c) {
-            let face = (b - a).cross(c - a);
-            for &i in tri {
-                if let Some(n) = out.get_mut(i as usize) {
-                    *n += face;
-                }
-            }
-        }
-    }
-    for n in out.iter_mut() {
-        *n = n.try_normalize().unwrap_or(Vec3::Y);
-    }
-}
-
-fn rest_vertices(mesh: &Mesh) -> Vec<PositionNormal> {
-    let positions = mesh.render_positions();
-    let normals = if mesh.normals.len() == positions.len() {
-        mesh.normals.clone()
-    } else {
-        crate::scene::compute_normals(&positions, &mesh.triangles)
-    };
-    positions
-        .iter()
-        .zip(&normals)
-        .map(|(p, n)| PositionNormal { position: p.to_array(), normal: n.to_array() })
-        .collect()
-}
-
-fn rest_uvs(mesh: &Mesh) -> Vec<[f32; 2]> {
-    let mut uvs: Vec<[f32; 2]> = mesh.uvs.iter().map(|uv| uv.to_array()).collect();
-    uvs.resize(mesh.vertex_count(), [0.0; 2]);
-    uvs
-}
-
-/// Uploads one mesh; `None` when it has no vertices or triangles. Triangle indices out of
-/// range become degenerate, and submesh ranges are clamped to the triangles that exist.
-fn upload_mesh(device: &wgpu::Device, mesh: &Mesh, material_count: usize, default_material: usize) -> Option<GpuMesh> {
-    let vertex_count = mesh.vertex_count();
-    if vertex_count == 0 || mesh.triangles.is_empty() {
-        return None;
-    }
-    let vertices = rest_vertices(mesh);
-    let uvs = rest_uvs(mesh);
-    let indices: Vec<u32> = mesh
-        .triangles
-        .iter()
-        .flat_map(|tri| if tri.iter().all(|&i| (i as usize) < vertex_count) { *tri } else { [0, 0, 0] })
-        .collect();
-    let triangle_count = mesh.triangles.len() as u32;
-    let center_of = |first: u32, count: u32| {
-        let tris = mesh.triangles.get(first as usize..(first + count) as usize).unwrap_or(&[]);
-        let mut bounds = crate::scene::Aabb::EMPTY;
-        for &i in tris.iter().flatten() {
-            if let Some(v) = vertices.get(i as usize) {
-                bounds.include(Vec3::from_array(v.position));
-            }
-        }
-        if bounds.is_empty() { Vec3::ZERO } else { bounds.center() }
-    };
-    let mut submeshes: Vec<GpuSubmesh> = mesh
-        .submeshes
-        .iter()
-        .filter_map(|sub| {
-            let first = sub.first_triangle.min(triangle_count);
-            let end = sub.first_triangle.saturating_add(sub.triangle_count).min(triangle_count);
-            (end > first).then(|| GpuSubmesh {
-                indices: first * 3..end * 3,
-                material: sub.material.filter(|&m| m < material_count).unwrap_or(default_material),
-                center: center_of(first, end - first),
-            })
-        })
-        .collect();
-    if mesh.submeshes.is_empty() {
-        submeshes.push(GpuSubmesh {
-            indices: 0..triangle_count * 3,
-            material: default_material,
-            center: center_of(0, triangle_count),
-        });
-    }
-    let buffer = |label: &str, contents: &[u8], usage| {
-        device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents, usage })
-    };
-    let dynamic = wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST;
-    Some(GpuMesh {
-        vertex_count,
-        vertices: buffer(&mesh.name, bytemuck::cast_slice(&vertices), dynamic),
-        uvs: buffer(&mesh.name, bytemuck::cast_slice(&uvs), dynamic),
-        indices: buffer(&mesh.name, bytemuck::cast_slice(&indices), wgpu::BufferUsages::INDEX),
-        submeshes,
-        edges: None,
-        positions_animated: false,
-        uvs_animated: false,
-    })
-}
-
-fn upload_edges(device: &wgpu::Device, mesh: &Mesh) -> (wgpu::Buffer, u32) {
-    let vertex_count = mesh.vertex_count() as u32;
-    let mut edges = overlays::unique_edges(&mesh.triangles);
-    // Drop edges whose indices are out of range (the surface draws those as degenerate).
-    let mut pairs: Vec<u32> = Vec::with_capacity(edges.len());
-    for pair in edges.chunks_exact(2) {
-        if pair.iter().all(|&i| i < vertex_count) {
-            pairs.extend_from_slice(pair);
-        }
-    }
-    edges = pairs;
-    if edges.is_empty() {
-        // A buffer may not be empty; a single degenerate edge draws nothing visible.
-        edges = vec![0, 0];
-    }
-    let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("mdview edges"),
-        contents: bytemuck::cast_slice(&edges),
-        usage: wgpu::BufferUsages::INDEX,
-    });
-    (buffer, edges.len() as u32)
-}
-
-/// Uploads an RGBA8 image as an sRGB texture with a full mip chain. Images larger than the
-/// device allows are scaled down first.
-fn upload_texture(device: &wgpu::Device, queue: &wgpu::Queue, label: &str, image: &RgbaImage) -> GpuTexture {
-    let max_side = device.limits().max_texture_dimension_2d.max(1);
-    let scaled;
-    let image = if image.width() > max_side || image.height() > max_side || image.width() == 0 || image.height() == 0 {
-        let (w, h) = (image.width().clamp(1, max_side), image.height().clamp(1, max_side));
-        scaled = if image.width() == 0 || image.height() == 0 {
-            textures::fallback_tile()
-        } else {
-            image::imageops::resize(image, w, h, image::imageops::FilterType::Triangle)
-        };
-        &scaled
-    } else {
-        image
-    };
-    let mips = textures::mip_chain(image);
-    let texture = device.create_texture(&wgpu::TextureDescriptor {
-        label: Some(label),
-        size: wgpu::Extent3d { width: image.width(), height: image.height(), depth_or_array_layers: 1 },
-        mip_level_count: 1 + mips.len() as u32,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Rgba8UnormSrgb,
-        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-        view_formats: &[],
-    });
-    for (level, pixels) in std::iter::once(image).chain(mips.iter()).enumerate() {
-        queue.write_texture(
-            wgpu::TexelCopyTextureInfo {
-                texture: &texture,
-                mip_level: level as u32,
-                origin: wgpu::Origin3d::ZERO,
-                aspect: wgpu::TextureAspect::All,
-            },
-            pixels.as_raw(),
-            wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(4 * pixels.width()),
-                rows_per_image: Some(pixels.height()),
-            },
-            wgpu::Extent3d { width: pixels.width(), height: pixels.height(), depth_or_array_layers: 1 },
-        );
-    }
-    let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-    GpuTexture { _texture: texture, view }
-}
-
-fn create_targets(device: &wgpu::Device, size: [u32; 2], sample_count: u32) -> Targets {
-    let extent = wgpu::Extent3d { width: size[0], height: size[1], depth_or_array_layers: 1 };
-    let attachment = |label, format, samples, usage| {
-        device.create_texture(&wgpu::TextureDescriptor {
-            label: Some(label),
-            size: extent,
-            mip_level_count: 1,
-            sample_count: samples,
-            dimension: wgpu::TextureDimension::D2,
-            format,
-            usage,
-            view_formats: &[],
-        })
-    };
-    let color = attachment(
-        "mdview colour",
-        COLOR_FORMAT,
-        1,
-        wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_SRC,
-    );
-    let msaa_view = (sample_count > 1).then(|| {
-        attachment("mdview colour msaa", COLOR_FORMAT, sample_count, wgpu::TextureUsages::RENDER_ATTACHMENT)
-            .create_view(&wgpu::TextureViewDescriptor::default())
-    });
-    let depth = attachment("mdview depth", DEPTH_FORMAT, sample_count, wgpu::TextureUsages::RENDER_ATTACHMENT);
-    Targets {
-        size,
-        color_view: color.create_view(&wgpu::TextureViewDescriptor::default()),
-        color,
-        msaa_view,
-        depth_view: depth.create_view(&wgpu::TextureViewDescriptor::default()),
-    }
-}
-
-fn create_draw_slots(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, stride: u64, capacity: u32) -> DrawSlots {
-    let capacity = capacity.max(1);
-    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("mdview placements"),
-        size: stride * u64::from(capacity),
-        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("mdview placements"),
-        layout,
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: &buffer,
-                offset: 0,
-                size: NonZeroU64::new(size_of::<DrawUniforms>() as u64),
-            }),
-        }],
-    });
-    DrawSlots { buffer, bind_group, stride, capacity, staging: Vec::new() }
 }
 
 /// Marks `selected` and its descendants (all false when nothing is selected).

@@ -1,0 +1,370 @@
+//! GPU resources: each model's buffers, textures and material bind groups (uploaded once), the
+//! render targets, the per-frame placement slots, and the writes that keep animated meshes'
+//! vertex buffers in step with the pose.
+
+use std::num::NonZeroU64;
+
+use glam::Vec3;
+use image::RgbaImage;
+use wgpu::util::DeviceExt;
+
+use super::gpu::{DrawUniforms, PositionNormal};
+use super::{COLOR_FORMAT, DEPTH_FORMAT, DrawPass, overlays, textures};
+use crate::scene::Mesh;
+use crate::scene::anim::Pose;
+
+/// Reused buffers for animated vertex data, so steady-state frames allocate nothing.
+#[derive(Default)]
+pub(super) struct AnimationScratch {
+    vertices: Vec<PositionNormal>,
+    normals: Vec<Vec3>,
+    uvs: Vec<[f32; 2]>,
+}
+
+/// A texture and its default view.
+pub(super) struct GpuTexture {
+    pub(super) _texture: wgpu::Texture,
+    pub(super) view: wgpu::TextureView,
+}
+
+pub(super) struct GpuMaterial {
+    pub(super) bind_group: wgpu::BindGroup,
+    pub(super) pass: DrawPass,
+    pub(super) two_sided: bool,
+}
+
+pub(super) struct GpuSubmesh {
+    pub(super) indices: std::ops::Range<u32>,
+    /// Index into `GpuScene::materials` (the last entry is the default material).
+    pub(super) material: usize,
+    /// Centre of the submesh's rest vertices in mesh space, for back-to-front sorting.
+    pub(super) center: Vec3,
+}
+
+pub(super) struct GpuMesh {
+    pub(super) vertex_count: usize,
+    /// Positions and normals; rewritten while the pose morphs them.
+    pub(super) vertices: wgpu::Buffer,
+    pub(super) uvs: wgpu::Buffer,
+    pub(super) indices: wgpu::Buffer,
+    pub(super) submeshes: Vec<GpuSubmesh>,
+    /// Line-list indices of the unique edges, built the first time the wireframe shows.
+    pub(super) edges: Option<(wgpu::Buffer, u32)>,
+    /// Whether the buffers hold animated data that must be restored when the pose stops
+    /// animating this mesh.
+    pub(super) positions_animated: bool,
+    pub(super) uvs_animated: bool,
+}
+
+pub(super) struct GpuScene {
+    pub(super) mesh_count: usize,
+    /// Per scene mesh; `None` for meshes with nothing to draw.
+    pub(super) meshes: Vec<Option<GpuMesh>>,
+    pub(super) materials: Vec<GpuMaterial>,
+    /// Bounds of the rest pose and the radius of its bounding sphere.
+    pub(super) bounds: crate::scene::Aabb,
+    pub(super) radius: f32,
+    pub(super) _textures: Vec<GpuTexture>,
+}
+
+/// The offscreen attachments [`Renderer::draw`] renders into.
+pub(super) struct Targets {
+    pub(super) size: [u32; 2],
+    pub(super) color: wgpu::Texture,
+    pub(super) color_view: wgpu::TextureView,
+    pub(super) msaa_view: Option<wgpu::TextureView>,
+    pub(super) depth_view: wgpu::TextureView,
+}
+
+/// The per-visible-mesh placement slots, one dynamic-offset uniform buffer.
+pub(super) struct DrawSlots {
+    pub(super) buffer: wgpu::Buffer,
+    pub(super) bind_group: wgpu::BindGroup,
+    pub(super) stride: u64,
+    pub(super) capacity: u32,
+    pub(super) staging: Vec<u8>,
+}
+
+/// Writes morphed positions (with recomputed normals) and animated UVs for meshes the pose
+/// animates, and puts the rest data back once a mesh stops animating.
+pub(super) fn update_animated_buffers(
+    queue: &wgpu::Queue,
+    mesh: &Mesh,
+    pose: &Pose,
+    mesh_index: usize,
+    gpu_mesh: &mut GpuMesh,
+    scratch: &mut AnimationScratch,
+) {
+    match pose.positions.get(mesh_index).and_then(Option::as_ref) {
+        Some(positions) if positions.len() == gpu_mesh.vertex_count => {
+            smooth_normals(positions, &mesh.triangles, &mut scratch.normals);
+            scratch.vertices.clear();
+            scratch.vertices.extend(
+                positions
+                    .iter()
+                    .zip(&scratch.normals)
+                    .map(|(p, n)| PositionNormal { position: p.to_array(), normal: n.to_array() }),
+            );
+            queue.write_buffer(&gpu_mesh.vertices, 0, bytemuck::cast_slice(&scratch.vertices));
+            gpu_mesh.positions_animated = true;
+        }
+        _ if gpu_mesh.positions_animated => {
+            queue.write_buffer(&gpu_mesh.vertices, 0, bytemuck::cast_slice(&rest_vertices(mesh)));
+            gpu_mesh.positions_animated = false;
+        }
+        _ => {}
+    }
+    match pose.uvs.get(mesh_index).and_then(Option::as_ref) {
+        Some(uvs) if uvs.len() == gpu_mesh.vertex_count => {
+            scratch.uvs.clear();
+            scratch.uvs.extend(uvs.iter().map(|uv| uv.to_array()));
+            queue.write_buffer(&gpu_mesh.uvs, 0, bytemuck::cast_slice(&scratch.uvs));
+            gpu_mesh.uvs_animated = true;
+        }
+        _ if gpu_mesh.uvs_animated => {
+            queue.write_buffer(&gpu_mesh.uvs, 0, bytemuck::cast_slice(&rest_uvs(mesh)));
+            gpu_mesh.uvs_animated = false;
+        }
+        _ => {}
+    }
+}
+
+/// Smooth normals into a reused buffer (area-weighted face normals, as the scene computes
+/// them for the rest pose).
+pub(super) fn smooth_normals(positions: &[Vec3], triangles: &[[u32; 3]], out: &mut Vec<Vec3>) {
+    out.clear();
+    out.resize(positions.len(), Vec3::ZERO);
+    for tri in triangles {
+        let [a, b, c] = tri.map(|i| positions.get(i as usize).copied());
+        if let (Some(a), Some(b), Some(c)) = (a, b, c) {
+            let face = (b - a).cross(c - a);
+            for &i in tri {
+                if let Some(n) = out.get_mut(i as usize) {
+                    *n += face;
+                }
+            }
+        }
+    }
+    for n in out.iter_mut() {
+        *n = n.try_normalize().unwrap_or(Vec3::Y);
+    }
+}
+
+pub(super) fn rest_vertices(mesh: &Mesh) -> Vec<PositionNormal> {
+    let positions = mesh.render_positions();
+    let normals = if mesh.normals.len() == positions.len() {
+        mesh.normals.clone()
+    } else {
+        crate::scene::compute_normals(&positions, &mesh.triangles)
+    };
+    positions
+        .iter()
+        .zip(&normals)
+        .map(|(p, n)| PositionNormal { position: p.to_array(), normal: n.to_array() })
+        .collect()
+}
+
+pub(super) fn rest_uvs(mesh: &Mesh) -> Vec<[f32; 2]> {
+    let mut uvs: Vec<[f32; 2]> = mesh.uvs.iter().map(|uv| uv.to_array()).collect();
+    uvs.resize(mesh.vertex_count(), [0.0; 2]);
+    uvs
+}
+
+/// Uploads one mesh; `None` when it has no vertices or triangles. Triangle indices out of
+/// range become degenerate, and submesh ranges are clamped to the triangles that exist.
+pub(super) fn upload_mesh(
+    device: &wgpu::Device,
+    mesh: &Mesh,
+    material_count: usize,
+    default_material: usize,
+) -> Option<GpuMesh> {
+    let vertex_count = mesh.vertex_count();
+    if vertex_count == 0 || mesh.triangles.is_empty() {
+        return None;
+    }
+    let vertices = rest_vertices(mesh);
+    let uvs = rest_uvs(mesh);
+    let indices: Vec<u32> = mesh
+        .triangles
+        .iter()
+        .flat_map(|tri| if tri.iter().all(|&i| (i as usize) < vertex_count) { *tri } else { [0, 0, 0] })
+        .collect();
+    let triangle_count = mesh.triangles.len() as u32;
+    let center_of = |first: u32, count: u32| {
+        let tris = mesh.triangles.get(first as usize..(first + count) as usize).unwrap_or(&[]);
+        let mut bounds = crate::scene::Aabb::EMPTY;
+        for &i in tris.iter().flatten() {
+            if let Some(v) = vertices.get(i as usize) {
+                bounds.include(Vec3::from_array(v.position));
+            }
+        }
+        if bounds.is_empty() { Vec3::ZERO } else { bounds.center() }
+    };
+    let mut submeshes: Vec<GpuSubmesh> = mesh
+        .submeshes
+        .iter()
+        .filter_map(|sub| {
+            let first = sub.first_triangle.min(triangle_count);
+            let end = sub.first_triangle.saturating_add(sub.triangle_count).min(triangle_count);
+            (end > first).then(|| GpuSubmesh {
+                indices: first * 3..end * 3,
+                material: sub.material.filter(|&m| m < material_count).unwrap_or(default_material),
+                center: center_of(first, end - first),
+            })
+        })
+        .collect();
+    if mesh.submeshes.is_empty() {
+        submeshes.push(GpuSubmesh {
+            indices: 0..triangle_count * 3,
+            material: default_material,
+            center: center_of(0, triangle_count),
+        });
+    }
+    let buffer = |label: &str, contents: &[u8], usage| {
+        device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents, usage })
+    };
+    let dynamic = wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST;
+    Some(GpuMesh {
+        vertex_count,
+        vertices: buffer(&mesh.name, bytemuck::cast_slice(&vertices), dynamic),
+        uvs: buffer(&mesh.name, bytemuck::cast_slice(&uvs), dynamic),
+        indices: buffer(&mesh.name, bytemuck::cast_slice(&indices), wgpu::BufferUsages::INDEX),
+        submeshes,
+        edges: None,
+        positions_animated: false,
+        uvs_animated: false,
+    })
+}
+
+pub(super) fn upload_edges(device: &wgpu::Device, mesh: &Mesh) -> (wgpu::Buffer, u32) {
+    let vertex_count = mesh.vertex_count() as u32;
+    let mut edges = overlays::unique_edges(&mesh.triangles);
+    // Drop edges whose indices are out of range (the surface draws those as degenerate).
+    let mut pairs: Vec<u32> = Vec::with_capacity(edges.len());
+    for pair in edges.chunks_exact(2) {
+        if pair.iter().all(|&i| i < vertex_count) {
+            pairs.extend_from_slice(pair);
+        }
+    }
+    edges = pairs;
+    if edges.is_empty() {
+        // A buffer may not be empty; a single degenerate edge draws nothing visible.
+        edges = vec![0, 0];
+    }
+    let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("mdview edges"),
+        contents: bytemuck::cast_slice(&edges),
+        usage: wgpu::BufferUsages::INDEX,
+    });
+    (buffer, edges.len() as u32)
+}
+
+/// Uploads an RGBA8 image as an sRGB texture with a full mip chain. Images larger than the
+/// device allows are scaled down first.
+pub(super) fn upload_texture(device: &wgpu::Device, queue: &wgpu::Queue, label: &str, image: &RgbaImage) -> GpuTexture {
+    let max_side = device.limits().max_texture_dimension_2d.max(1);
+    let scaled;
+    let image = if image.width() > max_side || image.height() > max_side || image.width() == 0 || image.height() == 0 {
+        let (w, h) = (image.width().clamp(1, max_side), image.height().clamp(1, max_side));
+        scaled = if image.width() == 0 || image.height() == 0 {
+            textures::fallback_tile()
+        } else {
+            image::imageops::resize(image, w, h, image::imageops::FilterType::Triangle)
+        };
+        &scaled
+    } else {
+        image
+    };
+    let mips = textures::mip_chain(image);
+    let texture = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d { width: image.width(), height: image.height(), depth_or_array_layers: 1 },
+        mip_level_count: 1 + mips.len() as u32,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8UnormSrgb,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    for (level, pixels) in std::iter::once(image).chain(mips.iter()).enumerate() {
+        queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: &texture,
+                mip_level: level as u32,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            pixels.as_raw(),
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(4 * pixels.width()),
+                rows_per_image: Some(pixels.height()),
+            },
+            wgpu::Extent3d { width: pixels.width(), height: pixels.height(), depth_or_array_layers: 1 },
+        );
+    }
+    let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+    GpuTexture { _texture: texture, view }
+}
+
+pub(super) fn create_targets(device: &wgpu::Device, size: [u32; 2], sample_count: u32) -> Targets {
+    let extent = wgpu::Extent3d { width: size[0], height: size[1], depth_or_array_layers: 1 };
+    let attachment = |label, format, samples, usage| {
+        device.create_texture(&wgpu::TextureDescriptor {
+            label: Some(label),
+            size: extent,
+            mip_level_count: 1,
+            sample_count: samples,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage,
+            view_formats: &[],
+        })
+    };
+    let color = attachment(
+        "mdview colour",
+        COLOR_FORMAT,
+        1,
+        wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_SRC,
+    );
+    let msaa_view = (sample_count > 1).then(|| {
+        attachment("mdview colour msaa", COLOR_FORMAT, sample_count, wgpu::TextureUsages::RENDER_ATTACHMENT)
+            .create_view(&wgpu::TextureViewDescriptor::default())
+    });
+    let depth = attachment("mdview depth", DEPTH_FORMAT, sample_count, wgpu::TextureUsages::RENDER_ATTACHMENT);
+    Targets {
+        size,
+        color_view: color.create_view(&wgpu::TextureViewDescriptor::default()),
+        color,
+        msaa_view,
+        depth_view: depth.create_view(&wgpu::TextureViewDescriptor::default()),
+    }
+}
+
+pub(super) fn create_draw_slots(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    stride: u64,
+    capacity: u32,
+) -> DrawSlots {
+    let capacity = capacity.max(1);
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("mdview placements"),
+        size: stride * u64::from(capacity),
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("mdview placements"),
+        layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &buffer,
+                offset: 0,
+                size: NonZeroU64::new(size_of::<DrawUniforms>() as u64),
+            }),
+        }],
+    });
+    DrawSlots { buffer, bind_group, stride, capacity, staging: Vec::new() }
+}
