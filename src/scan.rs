@@ -71,7 +71,7 @@ pub struct FailedFile {
 }
 
 enum Decoded {
-    Tpw(TpwFile),
+    Tpw(Box<TpwFile>),
     Other(FormatKind),
 }
 
@@ -93,12 +93,15 @@ pub fn model_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-fn decode_path(path: &Path) -> Result<(u64, Decoded), String> {
+/// A file's size and decoded content, or why it failed.
+type DecodedFile = Result<(u64, Decoded), String>;
+
+fn decode_path(path: &Path) -> DecodedFile {
     let data = std::fs::read(path).map_err(|e| e.to_string())?;
     let size = data.len() as u64;
     let kind = formats::detect(&data).map_err(|e: DecodeError| e.to_string())?;
     let decoded = match kind {
-        FormatKind::TpwMd2 => Decoded::Tpw(tpw::decode_file(&data).map_err(|e| e.to_string())?),
+        FormatKind::TpwMd2 => Decoded::Tpw(Box::new(tpw::decode_file(&data).map_err(|e| e.to_string())?)),
         other => {
             // Other formats are counted and checked by a full decode.
             formats::decode_bytes(&data).map_err(|e| e.to_string())?;
@@ -135,7 +138,7 @@ fn reason_class(reason: &str) -> String {
 pub fn scan_dir(dir: &Path) -> std::io::Result<ScanReport> {
     let started = Instant::now();
     let files = model_files(dir)?;
-    let results: Vec<(PathBuf, Result<(u64, Decoded), String>)> =
+    let results: Vec<(PathBuf, DecodedFile)> =
         files.into_par_iter().map(|p| (p.clone(), decode_path(&p))).collect();
     let mut report = ScanReport { dir: dir.display().to_string(), ..Default::default() };
 
@@ -153,18 +156,22 @@ pub fn scan_dir(dir: &Path) -> std::io::Result<ScanReport> {
                     Decoded::Other(k) => *k,
                 };
                 *report.by_format.entry(format.id().to_string()).or_default() += 1;
-                match decoded {
-                    Decoded::Tpw(TpwFile::Mesh(model)) => {
+                let tpw = match decoded {
+                    Decoded::Tpw(file) => Some(file.as_ref()),
+                    Decoded::Other(_) => None,
+                };
+                match tpw {
+                    Some(TpwFile::Mesh(model)) => {
                         report.tpw_mesh_files += 1;
                         tally_mesh(&mut report, model);
                         let stem = path.file_stem().map(|s| s.to_string_lossy().to_lowercase()).unwrap_or_default();
                         models.insert((folder(path), stem), model);
                     }
-                    Decoded::Tpw(TpwFile::Anim { anim, .. }) => {
+                    Some(TpwFile::Anim { anim, .. }) => {
                         report.tpw_animation_files += 1;
                         animations.push((path, anim));
                     }
-                    Decoded::Other(_) => {}
+                    None => {}
                 }
             }
         }

@@ -107,6 +107,32 @@ impl Pose {
                         }
                     }
                 }
+                Channel::PackedFrames(packed) => {
+                    let Some((a, b, f)) = frame_segment(&packed.times, time) else { continue };
+                    let (Some(fa), Some(fb)) = (packed.frames.get(a), packed.frames.get(b)) else { continue };
+                    if let Some(source) = self.begin_source(scene, packed.mesh, &mut moved) {
+                        for ((slot, &pa), &pb) in source.iter_mut().zip(&fa.vertices).zip(&fb.vertices) {
+                            *slot = packed.position(fa, pa).lerp(packed.position(fb, pb), f);
+                        }
+                    }
+                    if let (Some(base), Some(slot)) = (scene.meshes.get(packed.mesh), self.normals.get_mut(packed.mesh))
+                    {
+                        let out = slot.get_or_insert_with(Vec::new);
+                        out.clear();
+                        out.extend(base.vertex_source.iter().map(|&s| {
+                            let (pa, pb) = (fa.vertices.get(s as usize), fb.vertices.get(s as usize));
+                            match (pa, pb) {
+                                (Some(&pa), Some(&pb)) => {
+                                    packed.normal(pa).lerp(packed.normal(pb), f).try_normalize().unwrap_or(Vec3::Y)
+                                }
+                                _ => Vec3::Y,
+                            }
+                        }));
+                        if let Some(flag) = normals_set.get_mut(packed.mesh) {
+                            *flag = true;
+                        }
+                    }
+                }
                 Channel::UvRamp { mesh, entries } => {
                     let Some(base) = scene.meshes.get(*mesh) else { continue };
                     let Some(slot) = self.uvs.get_mut(*mesh) else { continue };

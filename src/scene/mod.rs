@@ -18,8 +18,8 @@
 //!   becomes `vertex_source`; a material per TPW material. Animation files become [`Clip`]s with
 //!   [`Channel::NodeRotation`] (absolute local orientation keys), [`Channel::VertexMorph`]
 //!   (per-source-vertex keys in blocks sharing key times) and [`Channel::UvRamp`] (UV components ramping to an end frame).
-//! - **Quake II `.md2`**: one mesh node; every frame is a [`Channel::FrameMorph`] sample of all
-//!   source positions, grouped into clips by frame name.
+//! - **Quake II `.md2`**: one mesh node; every frame is a [`Channel::PackedFrames`] sample of
+//!   all source positions (kept quantised), grouped into clips by frame name.
 //! - **Quake 3 `.mdr`**: one skinned mesh per surface ([`SkinWeights`], offsets per influence),
 //!   bones as a [`Skeleton`], per-frame bone matrices in [`Channel::BoneFrames`]; tags are nodes
 //!   with [`NodeKind::Tag`] that follow their bone.
@@ -394,12 +394,57 @@ pub enum Channel {
     /// (Quake II); linearly interpolated between neighbouring frames. `normals[f]`, when not
     /// empty, holds the file's per-source-vertex normals for that frame; `names[f]` its name.
     FrameMorph { mesh: usize, times: Vec<f32>, frames: Vec<Vec<Vec3>>, normals: Vec<Vec<Vec3>>, names: Vec<String> },
+    /// Whole-mesh keyframes kept quantised as the file stores them (Quake II): see
+    /// [`PackedFrames`]. Linearly interpolated between neighbouring frames.
+    PackedFrames(PackedFrames),
     /// UV components ramping to an end time (TPW UV scroll).
     UvRamp { mesh: usize, entries: Vec<UvRampEntry> },
     /// Per-frame joint matrices (MDR), `frames[f][joint]` in model space, blended linearly.
     BoneFrames { skeleton: usize, times: Vec<f32>, frames: Vec<Vec<Mat4>> },
     /// Keyed joint TRS about the joint's pivot (M2), times in the clip's units.
     BoneTracks { skeleton: usize, joints: Vec<JointTracks> },
+}
+
+/// Quantised whole-mesh frames: source vertex `v` of frame `f` sits at
+/// `frames[f].scale * (p[lanes[0]], p[lanes[1]], p[lanes[2]]) + frames[f].translate` where
+/// `p = frames[f].vertices[v]`, and its normal is `normal_table[p[3]]` (scene axes). Keeping
+/// the file's 4 bytes per vertex makes decoding a copy; only the two frames being blended are
+/// ever unpacked.
+#[derive(Debug, Clone, Default)]
+pub struct PackedFrames {
+    pub mesh: usize,
+    pub times: Vec<f32>,
+    pub names: Vec<String>,
+    pub frames: Vec<PackedFrame>,
+    /// Which packed byte feeds scene x, y and z (the axis mapping folded into the layout).
+    pub lanes: [u8; 3],
+    pub normal_table: std::sync::Arc<[Vec3]>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PackedFrame {
+    pub scale: Vec3,
+    pub translate: Vec3,
+    pub vertices: Vec<[u8; 4]>,
+}
+
+impl PackedFrames {
+    /// Scene-space position of packed vertex `p` in `frame`.
+    pub fn position(&self, frame: &PackedFrame, p: [u8; 4]) -> Vec3 {
+        let lane =
+            |i: usize| f32::from(p.get(usize::from(self.lanes.get(i).copied().unwrap_or(0))).copied().unwrap_or(0));
+        Vec3::new(lane(0), lane(1), lane(2)) * frame.scale + frame.translate
+    }
+
+    /// Scene-space normal of packed vertex `p` (up when the index is past the table).
+    pub fn normal(&self, p: [u8; 4]) -> Vec3 {
+        self.normal_table.get(usize::from(p[3])).copied().unwrap_or(Vec3::Y)
+    }
+
+    /// Every source position of frame `index`, unpacked.
+    pub fn unpack(&self, index: usize) -> Vec<Vec3> {
+        self.frames.get(index).map(|f| f.vertices.iter().map(|&p| self.position(f, p)).collect()).unwrap_or_default()
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -418,7 +463,7 @@ impl Channel {
             Channel::NodeTranslation { .. } => "position",
             Channel::NodeVisibility { .. } => "visibility",
             Channel::VertexMorph { .. } => "morph",
-            Channel::FrameMorph { .. } => "frame-morph",
+            Channel::FrameMorph { .. } | Channel::PackedFrames(_) => "frame-morph",
             Channel::UvRamp { .. } => "uv",
             Channel::BoneFrames { .. } => "bone-frames",
             Channel::BoneTracks { .. } => "bone-tracks",

@@ -16,6 +16,7 @@ pub mod writer;
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use glam::{Mat4, Vec2, Vec3};
 
@@ -23,8 +24,8 @@ use super::error::DecodeResult;
 use super::quake_axes::to_scene;
 use super::reader::{Reader, le_u16};
 use crate::scene::{
-    Aabb, Channel, Clip, FormatKind, Material, Mesh, Node, NodeKind, RawField, Scene, SceneKind, Submesh,
-    compute_normals,
+    Aabb, Channel, Clip, FormatKind, Material, Mesh, Node, NodeKind, PackedFrame, PackedFrames, RawField, Scene,
+    SceneKind, Submesh, compute_normals,
 };
 
 pub const FORMAT: &str = "quake2-md2";
@@ -170,11 +171,67 @@ fn count(value: i32) -> u64 {
     u64::try_from(value).unwrap_or(0)
 }
 
-/// Reads and validates every part of the file.
+/// Everything but the frames, validated; the frame table is checked but not decoded.
+struct Layout {
+    header: Header,
+    skins: Vec<String>,
+    st: Vec<[i16; 2]>,
+    triangles: Vec<([u16; 3], [u16; 3])>,
+    frame_table: crate::formats::reader::Table,
+    gl_commands: Vec<(bool, u32)>,
+    warnings: Vec<String>,
+}
+
+/// Reads and validates every part of the file, frames in Quake's axes.
 pub fn read(data: &[u8]) -> DecodeResult<Md2File> {
     let r = Reader::new(data, FORMAT);
+    let layout = read_layout(&r)?;
+    let mut warnings = layout.warnings;
+    let mut frames = Vec::with_capacity(layout.frame_table.count as usize);
+    for f in 0..layout.frame_table.count {
+        let (name, scale, translate, verts) = frame_parts(&r, &layout.frame_table, f, count(layout.header.num_xyz))?;
+        let positions = verts
+            .chunks_exact(4)
+            .map(|v| Vec3::from_array([0, 1, 2].map(|k| f32::from(v.get(k).copied().unwrap_or(0)))) * scale + translate)
+            .collect();
+        let normal_indices: Vec<u8> = verts.chunks_exact(4).map(|v| v.get(3).copied().unwrap_or(0)).collect();
+        if let Some(bad) = normal_indices.iter().find(|&&n| usize::from(n) >= normals::NORMALS.len()) {
+            warnings.push(format!("frame {f} ({name}): normal index {bad} is past the 162-entry table; using up"));
+        }
+        frames.push(Frame { name, scale, translate, positions, normal_indices });
+    }
+    Ok(Md2File {
+        header: layout.header,
+        skins: layout.skins,
+        st: layout.st,
+        triangles: layout.triangles,
+        frames,
+        gl_commands: layout.gl_commands,
+        warnings,
+    })
+}
+
+/// A frame's name, scale, translate and packed vertices, checked.
+fn frame_parts<'a>(
+    r: &Reader<'a>,
+    table: &crate::formats::reader::Table,
+    f: u64,
+    num_xyz: u64,
+) -> DecodeResult<(String, Vec3, Vec3, &'a [u8])> {
+    let at = table.record(f);
+    let [sx, sy, sz, tx, ty, tz] = r.f32s::<6>(at, "frame scale and translate")?;
+    let (scale, translate) = (Vec3::new(sx, sy, sz), Vec3::new(tx, ty, tz));
+    if !scale.is_finite() || !translate.is_finite() {
+        return Err(r.invalid("frame scale", at, format!("frame {f} has a non-finite scale or translate")));
+    }
+    let name = r.cstr(at + 24, 16, "frame name")?;
+    let verts = r.bytes(at + FRAME_HEADER_SIZE, 4 * num_xyz, "frame vertices")?;
+    Ok((name, scale, translate, verts))
+}
+
+fn read_layout(r: &Reader) -> DecodeResult<Layout> {
     let mut warnings = Vec::new();
-    let h = read_header(&r, &mut warnings)?;
+    let h = read_header(r, &mut warnings)?;
     let num_xyz = count(h.num_xyz);
     let num_st = count(h.num_st);
 
@@ -216,37 +273,14 @@ pub fn read(data: &[u8]) -> DecodeResult<Md2File> {
     }
 
     let frame_table = r.table(offset(h.ofs_frames), count(h.num_frames), count(h.frame_size), "frames")?;
-    let mut frames = Vec::with_capacity(frame_table.count as usize);
-    for f in 0..frame_table.count {
-        let at = frame_table.record(f);
-        let scale = Vec3::from_array(r.f32s::<3>(at, "frame scale")?);
-        let translate = Vec3::from_array(r.f32s::<3>(at + 12, "frame translate")?);
-        if !scale.is_finite() || !translate.is_finite() {
-            return Err(r.invalid("frame scale", at, format!("frame {f} has a non-finite scale or translate")));
-        }
-        let name = r.cstr(at + 24, 16, "frame name")?;
-        let verts = r.bytes(at + FRAME_HEADER_SIZE, 4 * num_xyz, "frame vertices")?;
-        let mut positions = Vec::with_capacity(num_xyz as usize);
-        let mut normal_indices = Vec::with_capacity(num_xyz as usize);
-        for v in verts.chunks_exact(4) {
-            let packed = |k: usize| f32::from(v.get(k).copied().unwrap_or(0));
-            positions.push(Vec3::new(packed(0), packed(1), packed(2)) * scale + translate);
-            normal_indices.push(v.get(3).copied().unwrap_or(0));
-        }
-        if let Some(bad) = normal_indices.iter().find(|&&n| usize::from(n) >= normals::NORMALS.len()) {
-            warnings.push(format!("frame {f} ({name}): normal index {bad} is past the 162-entry table; using up"));
-        }
-        frames.push(Frame { name, scale, translate, positions, normal_indices });
-    }
-
-    let gl_commands = match parse_gl_commands(&r, &h) {
+    let gl_commands = match parse_gl_commands(r, &h) {
         Ok(commands) => commands,
         Err(e) => {
             warnings.push(format!("OpenGL command list ignored: {e}"));
             Vec::new()
         }
     };
-    Ok(Md2File { header: h, skins, st, triangles, frames, gl_commands, warnings })
+    Ok(Layout { header: h, skins, st, triangles, frame_table, gl_commands, warnings })
 }
 
 /// Walks the command list to its zero word, checking every count and vertex index.
@@ -290,11 +324,11 @@ pub fn clip_of(frame_name: &str) -> &str {
 }
 
 /// Consecutive frames sharing a clip name: (name, first frame, last frame).
-pub fn group_clips(frames: &[Frame]) -> Vec<(String, usize, usize)> {
+pub fn group_clips<S: AsRef<str>>(frame_names: &[S]) -> Vec<(String, usize, usize)> {
     let mut clips: Vec<(String, usize, usize)> = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
-    for (i, frame) in frames.iter().enumerate() {
-        let name = clip_of(&frame.name).to_string();
+    for (i, frame_name) in frame_names.iter().enumerate() {
+        let name = clip_of(frame_name.as_ref()).to_string();
         match clips.last_mut() {
             Some(last) if last.0 == name => last.2 = i,
             _ => {
@@ -309,37 +343,61 @@ pub fn group_clips(frames: &[Frame]) -> Vec<(String, usize, usize)> {
     clips
 }
 
-fn scene_normal(index: u8) -> Vec3 {
-    let n = normals::NORMALS.get(usize::from(index)).copied().unwrap_or([0.0, 0.0, 1.0]);
-    to_scene(Vec3::from_array(n))
+/// Frames kept as stored (4 bytes per vertex), with scale and translate mapped into scene
+/// axes: Quake (x, y, z)·s + t lands at scene (x·sx + tx, z·sz + tz, −(y·sy + ty)), so scene
+/// x, y, z read packed bytes 0, 2, 1 with scale (sx, sz, −sy) and translate (tx, tz, −ty).
+struct SceneFrames {
+    names: Vec<String>,
+    frames: Vec<PackedFrame>,
+}
+
+/// Packed-byte lanes feeding scene x, y and z (see [`SceneFrames`]).
+const SCENE_LANES: [u8; 3] = [0, 2, 1];
+
+fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> DecodeResult<SceneFrames> {
+    let count_frames = layout.frame_table.count as usize;
+    let mut out = SceneFrames { names: Vec::with_capacity(count_frames), frames: Vec::with_capacity(count_frames) };
+    for f in 0..layout.frame_table.count {
+        let (name, scale, translate, verts) = frame_parts(r, &layout.frame_table, f, count(layout.header.num_xyz))?;
+        let vertices: Vec<[u8; 4]> = verts.chunks_exact(4).filter_map(|v| v.try_into().ok()).collect();
+        if vertices.iter().any(|v| usize::from(v[3]) >= normals::NORMALS.len()) {
+            warnings.push(format!("frame {f} ({name}): a normal index is past the 162-entry table; using up"));
+        }
+        out.names.push(name);
+        out.frames.push(PackedFrame { scale: to_scene(scale), translate: to_scene(translate), vertices });
+    }
+    Ok(out)
 }
 
 /// Decodes a Quake II model into the scene (skins unresolved; see [`open`]).
 pub fn decode(data: &[u8]) -> DecodeResult<Scene> {
-    let file = read(data)?;
-    Ok(to_scene_model(&file))
+    let r = Reader::new(data, FORMAT);
+    let mut layout = read_layout(&r)?;
+    let mut warnings = std::mem::take(&mut layout.warnings);
+    let frames = decode_frames(&r, &layout, &mut warnings)?;
+    let mut scene = build_scene(&layout, frames);
+    scene.warnings = warnings;
+    Ok(scene)
 }
 
 /// Builds the scene: one mesh node, render vertices from unique (vertex, st) pairs, a material
-/// per skin (the first one used), and one clip per frame group.
-pub fn to_scene_model(file: &Md2File) -> Scene {
-    let h = &file.header;
+/// per skin (the first one used), and one clip per frame group (frames moved, not copied).
+fn build_scene(layout: &Layout, frames: SceneFrames) -> Scene {
+    let h = &layout.header;
     let mut scene = Scene::new(FormatKind::Quake2Md2, SceneKind::Mesh);
     scene.version = VERSION as u32;
-    scene.warnings = file.warnings.clone();
     let size = Vec2::new(h.skin_width.max(1) as f32, h.skin_height.max(1) as f32);
 
-    let mut pair_index: HashMap<(u16, u16), u32> = HashMap::new();
+    let mut pair_index: HashMap<(u16, u16), u32> = HashMap::with_capacity(layout.triangles.len() * 2);
     let mut vertex_source = Vec::new();
     let mut uvs = Vec::new();
-    let mut triangles = Vec::with_capacity(file.triangles.len());
-    for (xyz, st) in &file.triangles {
+    let mut triangles = Vec::with_capacity(layout.triangles.len());
+    for (xyz, st) in &layout.triangles {
         let mut corner = [0u32; 3];
-        for (k, slot) in corner.iter_mut().enumerate() {
-            let (v, t) = (xyz.get(k).copied().unwrap_or(0), st.get(k).copied().unwrap_or(0));
+        for (slot, (&v, &t)) in corner.iter_mut().zip(xyz.iter().zip(st)) {
             *slot = *pair_index.entry((v, t)).or_insert_with(|| {
                 vertex_source.push(u32::from(v));
-                let [s, tt] = file.st.get(usize::from(t)).copied().unwrap_or([0, 0]);
+                let [s, tt] = layout.st.get(usize::from(t)).copied().unwrap_or([0, 0]);
                 uvs.push(Vec2::new(f32::from(s), f32::from(tt)) / size);
                 (vertex_source.len() - 1) as u32
             });
@@ -349,17 +407,23 @@ pub fn to_scene_model(file: &Md2File) -> Scene {
         triangles.push([a, c, b]);
     }
 
-    let scene_frames: Vec<Vec<Vec3>> =
-        file.frames.iter().map(|f| f.positions.iter().map(|&p| to_scene(p)).collect()).collect();
-    let scene_normals: Vec<Vec<Vec3>> =
-        file.frames.iter().map(|f| f.normal_indices.iter().map(|&n| scene_normal(n)).collect()).collect();
-    let source_positions = scene_frames.first().cloned().unwrap_or_default();
-    let rest_normals: Vec<Vec3> = match scene_normals.first() {
-        Some(first) => vertex_source.iter().map(|&s| first.get(s as usize).copied().unwrap_or(Vec3::Y)).collect(),
+    let normal_table: Arc<[Vec3]> = normals::NORMALS.iter().map(|&n| to_scene(Vec3::from_array(n))).collect();
+    let template = PackedFrames { lanes: SCENE_LANES, normal_table, ..Default::default() };
+    // The rest pose is frame 0, unpacked once.
+    let source_positions: Vec<Vec3> = frames
+        .frames
+        .first()
+        .map(|f| f.vertices.iter().map(|&p| template.position(f, p)).collect())
+        .unwrap_or_default();
+    let rest_normals: Vec<Vec3> = match frames.frames.first() {
+        Some(first) => vertex_source
+            .iter()
+            .map(|&s| first.vertices.get(s as usize).map_or(Vec3::Y, |&p| template.normal(p)))
+            .collect(),
         None => compute_normals(&crate::scene::expand_positions(&source_positions, &vertex_source), &triangles),
     };
 
-    for (i, skin) in file.skins.iter().enumerate() {
+    for (i, skin) in layout.skins.iter().enumerate() {
         let mut m = Material::new(format!("skin {i}"));
         m.texture = Some(skin.clone());
         scene.materials.push(m);
@@ -398,25 +462,24 @@ pub fn to_scene_model(file: &Md2File) -> Scene {
     scene.nodes.push(node);
     scene.meshes.push(mesh);
 
-    for (name, first, last) in group_clips(&file.frames) {
-        let range = first..=last;
-        let frames: Vec<Vec<Vec3>> = scene_frames.get(range.clone()).map(<[_]>::to_vec).unwrap_or_default();
-        let normals: Vec<Vec<Vec3>> = scene_normals.get(range.clone()).map(<[_]>::to_vec).unwrap_or_default();
-        let names: Vec<String> =
-            file.frames.get(range).map(|f| f.iter().map(|x| x.name.clone()).collect()).unwrap_or_default();
+    let groups = group_clips(&frames.names);
+    let mut packed = frames.frames.into_iter();
+    let mut names = frames.names.into_iter();
+    for (name, first, last) in groups {
+        let n = last - first + 1;
         scene.clips.push(Clip {
             name,
             source: None,
             start: first as f32,
             end: last as f32,
             rate: FRAMES_PER_SECOND,
-            channels: vec![Channel::FrameMorph {
+            channels: vec![Channel::PackedFrames(PackedFrames {
                 mesh: 0,
                 times: (first..=last).map(|f| f as f32).collect(),
-                frames,
-                normals,
-                names,
-            }],
+                names: names.by_ref().take(n).collect(),
+                frames: packed.by_ref().take(n).collect(),
+                ..template.clone()
+            })],
             tracks: Vec::new(),
             warnings: Vec::new(),
         });
@@ -424,17 +487,17 @@ pub fn to_scene_model(file: &Md2File) -> Scene {
     scene.raw = vec![
         RawField::new("num_skins", 20, h.num_skins as u64),
         RawField::new("num_frames", 40, h.num_frames as u64),
-        RawField::new("gl commands parsed", u64::try_from(h.ofs_glcmds).unwrap_or(0), file.gl_commands.len() as u64),
+        RawField::new("gl commands parsed", u64::try_from(h.ofs_glcmds).unwrap_or(0), layout.gl_commands.len() as u64),
     ];
     scene
 }
 
 /// Opens a model with its skins resolved beside it (see [`skins::resolve`]).
 pub fn open(path: &Path, data: &[u8]) -> DecodeResult<Scene> {
-    let file = read(data)?;
-    let mut scene = to_scene_model(&file);
+    let mut scene = decode(data)?;
+    let named_skins = scene.materials.iter().any(|m| m.texture.is_some());
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    if file.skins.is_empty() {
+    if !named_skins {
         // No skin names: try an image named like the model (sydney.md2 → sydney.bmp).
         if let (Some(found), Some(material)) = (skins::resolve(path, &stem), scene.materials.first_mut()) {
             material.texture = Some(found.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
@@ -476,8 +539,9 @@ mod tests {
             normal_indices: vec![],
         };
         let frames = [frame("stand1"), frame("stand2"), frame("run1"), frame("stand3")];
+        let names: Vec<&str> = frames.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(
-            group_clips(&frames),
+            group_clips(&names),
             [("stand".to_string(), 0, 1), ("run".to_string(), 2, 2), ("stand#2".to_string(), 3, 3)]
         );
     }

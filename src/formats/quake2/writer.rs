@@ -51,11 +51,11 @@ impl Md2Spec {
         let size = [self.skin_width.max(1) as f32, self.skin_height.max(1) as f32];
         for (v, t) in &self.triangles {
             gl.push(-3);
-            for k in 0..3 {
-                let [s, tt] = self.st.get(t[k] as usize).copied().unwrap_or([0, 0]);
+            for (&vertex, &st) in v.iter().zip(t) {
+                let [s, tt] = self.st.get(st as usize).copied().unwrap_or([0, 0]);
                 gl.push((f32::from(s) / size[0]).to_bits() as i32);
                 gl.push((f32::from(tt) / size[1]).to_bits() as i32);
-                gl.push(i32::from(v[k]));
+                gl.push(i32::from(vertex));
             }
         }
         gl.push(0);
