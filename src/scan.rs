@@ -138,8 +138,7 @@ fn reason_class(reason: &str) -> String {
 pub fn scan_dir(dir: &Path) -> std::io::Result<ScanReport> {
     let started = Instant::now();
     let files = model_files(dir)?;
-    let results: Vec<(PathBuf, DecodedFile)> =
-        files.into_par_iter().map(|p| (p.clone(), decode_path(&p))).collect();
+    let results: Vec<(PathBuf, DecodedFile)> = files.into_par_iter().map(|p| (p.clone(), decode_path(&p))).collect();
     let mut report = ScanReport { dir: dir.display().to_string(), ..Default::default() };
 
     // Base models by (folder, lower-case stem), for binding animations without re-reading.
