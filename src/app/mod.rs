@@ -272,8 +272,17 @@ struct App {
     awaiting_present: Option<(Instant, Duration)>,
     bench_left: Option<u32>,
     bench_times: Vec<f64>,
+    /// When the benchmark presses the next key.
+    bench_press_at: Option<Instant>,
+    bench_press_now: bool,
     next_repaint: Option<Instant>,
 }
+
+/// How long a frame that started a load waits for it before drawing without it.
+const FRESH_LOAD_WAIT: Duration = Duration::from_millis(30);
+
+/// How long the benchmark waits between a model appearing and the next key press.
+const BENCH_PAUSE: Duration = Duration::from_millis(400);
 
 impl App {
     fn new(options: ViewerOptions, proxy: EventLoopProxy<UserEvent>) -> App {
@@ -297,6 +306,8 @@ impl App {
             awaiting_present: None,
             bench_left,
             bench_times: Vec::new(),
+            bench_press_at: None,
+            bench_press_now: false,
             next_repaint: None,
         }
     }
@@ -498,47 +509,66 @@ impl App {
     /// Applies loader results: new models go to the GPU and the camera frames them.
     fn apply_loaded(&mut self) {
         for loaded in self.loader.poll() {
-            let requested_at = loaded.requested_at;
-            let decode_time = loaded.decode_time;
-            let path = loaded.path.clone();
-            match self.viewer.session.apply(loaded) {
-                Applied::Opened => {
-                    // The demo lives in a temp folder: not worth a place among recent files.
-                    let demo = crate::demo::folder();
-                    let recent = &mut self.viewer.session.recent;
-                    recent.files.retain(|p| !p.starts_with(&demo));
-                    recent.folders.retain(|p| !p.starts_with(&demo));
-                    self.viewer.save_recent();
-                    if let (Some(gfx), Some(doc)) = (&mut self.gfx, &self.viewer.session.doc) {
-                        let report = gfx.viewport.load(doc);
-                        if report.fallback_count() > 0 {
-                            log::info!("{}", report.to_text().trim_end());
-                        }
-                        self.viewer.texture_report = Some(report);
-                    }
-                    if let Some(doc) = &self.viewer.session.doc {
-                        let aspect = self.viewer.viewport_aspect();
-                        self.viewer.camera = OrbitCamera::framing(&posed_bounds(doc), aspect);
-                        gfx_title(self.gfx.as_ref(), doc);
-                    }
-                    self.awaiting_present = Some((requested_at, decode_time));
-                }
-                Applied::Failed => {
-                    let message = self.viewer.session.error.clone().unwrap_or_default();
-                    log::warn!("{message}");
-                    self.viewer.notify(format!("Could not open {}", file_name(&path)), true);
-                    if self.bench_left.is_some() {
-                        // Keep the benchmark moving past damaged files.
-                        self.viewer.actions.push(Action::Step(1));
-                    }
-                }
-                Applied::Stale => {}
-            }
-            self.frames_since_ready.get_or_insert(0);
+            self.apply_one(loaded);
         }
     }
 
+    /// Gives a load started in this frame a short time to finish, so that a model that
+    /// decodes in a few milliseconds (most do) appears in this frame rather than the next.
+    /// A slow one keeps loading in the background while the window draws on.
+    fn await_fresh_load(&mut self, pending_before: Option<u64>) {
+        let pending_now = self.viewer.session.pending.as_ref().map(|(id, _)| *id);
+        if pending_now.is_none() || pending_now == pending_before {
+            return;
+        }
+        if let Some(loaded) = self.loader.wait(FRESH_LOAD_WAIT) {
+            self.apply_one(loaded);
+        }
+        self.apply_loaded();
+    }
+
+    fn apply_one(&mut self, loaded: loader::Loaded) {
+        let requested_at = loaded.requested_at;
+        let decode_time = loaded.decode_time;
+        let path = loaded.path.clone();
+        match self.viewer.session.apply(loaded) {
+            Applied::Opened => {
+                // The demo lives in a temp folder: not worth a place among recent files.
+                let demo = crate::demo::folder();
+                let recent = &mut self.viewer.session.recent;
+                recent.files.retain(|p| !p.starts_with(&demo));
+                recent.folders.retain(|p| !p.starts_with(&demo));
+                self.viewer.save_recent();
+                if let (Some(gfx), Some(doc)) = (&mut self.gfx, &self.viewer.session.doc) {
+                    let report = gfx.viewport.load(doc);
+                    if report.fallback_count() > 0 {
+                        log::info!("{}", report.to_text().trim_end());
+                    }
+                    self.viewer.texture_report = Some(report);
+                }
+                if let Some(doc) = &self.viewer.session.doc {
+                    let aspect = self.viewer.viewport_aspect();
+                    self.viewer.camera = OrbitCamera::framing(&posed_bounds(doc), aspect);
+                    gfx_title(self.gfx.as_ref(), doc);
+                }
+                self.awaiting_present = Some((requested_at, decode_time));
+            }
+            Applied::Failed => {
+                let message = self.viewer.session.error.clone().unwrap_or_default();
+                log::warn!("{message}");
+                self.viewer.notify(format!("Could not open {}", file_name(&path)), true);
+                if self.bench_left.is_some() {
+                    // Keep the benchmark moving past damaged files.
+                    self.viewer.actions.push(Action::Step(1));
+                }
+            }
+            Applied::Stale => {}
+        }
+        self.frames_since_ready.get_or_insert(0);
+    }
+
     fn redraw(&mut self, event_loop: &ActiveEventLoop) {
+        let frame_start = Instant::now();
         self.apply_loaded();
         let now = Instant::now();
         let dt = now.duration_since(self.last_frame).as_secs_f32().min(0.25);
@@ -553,7 +583,12 @@ impl App {
         let viewer = &mut self.viewer;
         let mut full_output = self.egui_ctx.run_ui(raw_input, |ui| viewer.ui(ui, texture_id));
         gfx.egui_state.handle_platform_output_with_event_loop(&gfx.window, event_loop, full_output.platform_output);
+        let pending_before = self.viewer.session.pending.as_ref().map(|(id, _)| *id);
         self.run_actions();
+        if std::mem::take(&mut self.bench_press_now) {
+            self.bench_press(frame_start);
+        }
+        self.await_fresh_load(pending_before);
         let Some(gfx) = &mut self.gfx else {
             full_output.textures_delta.clear();
             return;
@@ -649,16 +684,31 @@ impl App {
         let delay = if playing || self.options.screenshot.is_some() {
             Duration::ZERO
         } else if self.viewer.session.pending.is_some() {
-            // Only the spinner moves: draw it at 20 fps, so that when the model arrives the
-            // loop is idle and draws it at once instead of finishing a frame first.
-            repaint_delay.max(Duration::from_millis(50))
+            // Only the spinner moves, and most models arrive before it would show: draw it
+            // at 4 fps, so that when the model arrives the loop is idle and draws it at once
+            // instead of finishing a frame first (which on a software GPU costs more than
+            // the decode).
+            repaint_delay.max(Duration::from_millis(250))
         } else {
             repaint_delay
         };
         self.next_repaint = Instant::now().checked_add(delay);
     }
 
-    /// Benchmark mode: record the time, then press "PageDown" again.
+    /// Benchmark mode: "PageDown", wrapping to the first model so any step count works.
+    fn bench_press(&mut self, pressed_at: Instant) {
+        let next = self.viewer.session.step(1).or_else(|| {
+            let folder = self.viewer.session.folder.as_mut()?;
+            folder.current = None;
+            self.viewer.session.step(1)
+        });
+        match next {
+            Some(file) => self.request(file, pressed_at),
+            None => self.bench_left = Some(0),
+        }
+    }
+
+    /// Benchmark mode: record the time, then schedule the next "PageDown".
     fn bench_step(&mut self, timing: OpenTiming, event_loop: &ActiveEventLoop) {
         let file = self.viewer.session.doc.as_ref().map(|d| file_name(&d.path)).unwrap_or_default();
         let (vertices, triangles) = self.viewer.session.doc.as_ref().map(|d| d.counts()).unwrap_or((0, 0));
@@ -685,8 +735,9 @@ impl App {
             }
             Some(n) => {
                 *n -= 1;
-                self.viewer.actions.push(Action::Step(1));
-                self.run_actions();
+                // Press the key once the window is idle, as a person would: pressing it while
+                // the last frame is still being rasterised would time that frame too.
+                self.bench_press_at = Instant::now().checked_add(BENCH_PAUSE);
             }
             None => {}
         }
@@ -770,6 +821,19 @@ impl ApplicationHandler<UserEvent> for App {
     }
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        if let Some(at) = self.bench_press_at {
+            if at <= Instant::now() {
+                // Pressed now; handled in the next frame, as a real key event would be.
+                self.bench_press_at = None;
+                self.bench_press_now = true;
+                if let Some(gfx) = &self.gfx {
+                    gfx.window.request_redraw();
+                }
+            } else {
+                event_loop.set_control_flow(ControlFlow::WaitUntil(at));
+                return;
+            }
+        }
         let Some(gfx) = &self.gfx else { return };
         match self.next_repaint {
             Some(at) if at <= Instant::now() => {

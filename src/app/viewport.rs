@@ -114,7 +114,14 @@ struct Target {
 
 impl Viewport {
     pub fn new(adapter: &wgpu::Adapter, device: &wgpu::Device, queue: &wgpu::Queue) -> Viewport {
-        Viewport { renderer: Renderer::new(adapter, device, queue), loaded: false, target: None }
+        // A software rasteriser (lavapipe, llvmpipe) pays for every MSAA sample on the CPU;
+        // without multisampling it keeps up with stepping through a folder.
+        let renderer = if adapter.get_info().device_type == wgpu::DeviceType::Cpu {
+            Renderer::with_sample_count(device, queue, 1)
+        } else {
+            Renderer::new(adapter, device, queue)
+        };
+        Viewport { renderer, loaded: false, target: None }
     }
 
     /// Uploads a newly opened scene; textures are looked up beside the model.
