@@ -5,6 +5,14 @@
 //! timeline, recent files, the open document); [`loader`] decodes off the UI thread;
 //! [`panel`], [`timeline`] and [`viewport`] draw the three parts of the window; this file owns
 //! the event loop, the GPU surface and the order of work in a frame.
+//!
+//! # Scripted runs
+//! - `mdview --screenshot out.png --screenshot-after-frames 30 --exit` opens the demo, plays
+//!   it, saves the whole window and quits (the window test runs this under Xvfb).
+//! - `mdview FOLDER --bench-steps 10 --exit` presses "PageDown" ten times, each once the
+//!   window is idle, and prints how long each model took from the key press to the presented
+//!   frame. A key press that starts a load gives it [`FRESH_LOAD_WAIT`] to land, so a model
+//!   that decodes in a few milliseconds is drawn in the very next frame.
 
 pub mod loader;
 pub mod panel;
@@ -279,7 +287,7 @@ struct App {
 }
 
 /// How long a frame that started a load waits for it before drawing without it.
-const FRESH_LOAD_WAIT: Duration = Duration::from_millis(30);
+pub const FRESH_LOAD_WAIT: Duration = Duration::from_millis(30);
 
 /// How long the benchmark waits between a model appearing and the next key press.
 const BENCH_PAUSE: Duration = Duration::from_millis(400);
