@@ -17,6 +17,12 @@ const DECODE_LIMIT: Duration = Duration::from_secs(2);
 fn fixtures() -> Vec<(String, Vec<u8>)> {
     let mut out = vec![("island".to_string(), island().to_bytes())];
     out.extend(anim_fixtures());
+    // The built-in demo's model files (its PNG textures are not models).
+    out.extend(mdview::demo::generate().into_iter().filter(|(name, _)| {
+        let lower = name.to_lowercase();
+        [".md2", ".mdr", ".m2", ".skin"].iter().any(|ext| lower.ends_with(ext))
+    }));
+    out.push(("quake2 writer".to_string(), quake2_fixture()));
     out
 }
 
@@ -55,6 +61,26 @@ fn anim_fixtures() -> Vec<(String, Vec<u8>)> {
     vec![("anim".to_string(), anim.to_bytes())]
 }
 
+/// A small Quake II model from the fixture writer: two frames, a skin, two triangles.
+fn quake2_fixture() -> Vec<u8> {
+    use mdview::formats::quake2::writer::*;
+    let frame = |name: &str| FrameSpec {
+        name: name.into(),
+        scale: [0.5, 0.25, 1.0],
+        translate: [-8.0, 3.0, 0.5],
+        vertices: vec![[1, 2, 3, 4], [200, 0, 9, 161], [7, 255, 3, 0], [9, 9, 9, 9]],
+    };
+    Md2Spec {
+        skin_width: 32,
+        skin_height: 16,
+        skins: vec!["models/a/skin.pcx".into()],
+        st: vec![[0, 0], [32, 0], [32, 16]],
+        triangles: vec![([0, 1, 2], [0, 1, 2]), ([0, 2, 3], [2, 1, 0])],
+        frames: vec![frame("run1"), frame("run2")],
+    }
+    .to_bytes()
+}
+
 fn corpus_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
     let mut out = Vec::new();
@@ -80,19 +106,23 @@ fn corpus_files() -> Vec<PathBuf> {
     out
 }
 
-/// Decodes `bytes`; anything that decodes is posed at a few times and exported, to prove the
-/// downstream code copes with whatever the decoder let through.
-fn exercise(label: &str, bytes: &[u8]) {
+/// Decodes `bytes`; anything that decodes is posed and summarised (and, for every `export_every`
+/// variant, exported), to prove the downstream code copes with whatever the decoder let through.
+fn exercise(label: &str, bytes: &[u8], export: bool) {
     let started = Instant::now();
     let result = formats::decode_bytes(bytes);
     let elapsed = started.elapsed();
     assert!(elapsed < DECODE_LIMIT, "{label}: decode took {elapsed:?}");
     if let Ok(scene) = result {
-        for clip in 0..scene.clips.len() {
-            for time in [0.0, 7.5, 1e9] {
-                let pose = Pose::at(&scene, Some(clip), time);
-                let _ = mdview::export::obj::to_obj(&scene, &pose, "x.mtl");
+        let mut pose = Pose::default();
+        for clip in 0..scene.clips.len().min(2) {
+            let (start, end) = scene.clips.get(clip).map_or((0.0, 0.0), |c| (c.start, c.end));
+            for time in [start, (start + end) * 0.5 + 0.25, 1e9] {
+                pose.evaluate(&scene, Some(clip), time);
             }
+        }
+        if export {
+            let _ = mdview::export::obj::to_obj(&scene, &pose, "x.mtl");
         }
         let _ = mdview::info::Summary::of(&scene).to_text();
     }
@@ -109,17 +139,22 @@ fn cut_points(len: usize) -> Vec<usize> {
 }
 
 fn sweep(label: &str, bytes: &[u8]) {
+    let mut variant = 0usize;
+    let mut run = |what: String, data: &[u8]| {
+        variant += 1;
+        exercise(&what, data, variant % 16 == 0);
+    };
     for cut in cut_points(bytes.len()) {
-        exercise(&format!("{label} cut at {cut}"), &bytes[..cut]);
+        run(format!("{label} cut at {cut}"), &bytes[..cut]);
     }
-    // Bit flips at a spread of offsets (denser in the first 512 bytes, where headers live).
-    let mut offsets: Vec<usize> = (0..bytes.len().min(512)).collect();
-    offsets.extend((512..bytes.len()).step_by((bytes.len() / 400).max(1)));
+    // Bit flips at a spread of offsets: every byte of the first 256 (headers), then ~300 more.
+    let mut offsets: Vec<usize> = (0..bytes.len().min(256)).collect();
+    offsets.extend((256..bytes.len()).step_by((bytes.len() / 300).max(1)));
     let mut damaged = bytes.to_vec();
     for (i, &offset) in offsets.iter().enumerate() {
         for bit in [i % 8, 7 - i % 8] {
             damaged[offset] ^= 1 << bit;
-            exercise(&format!("{label} bit {bit} at {offset:#x}"), &damaged);
+            run(format!("{label} bit {bit} at {offset:#x}"), &damaged);
             damaged[offset] ^= 1 << bit;
         }
     }
@@ -129,7 +164,7 @@ fn sweep(label: &str, bytes: &[u8]) {
             let mut d = bytes.to_vec();
             d[offset..(offset + 2).min(bytes.len())]
                 .copy_from_slice(&value.to_le_bytes()[..(bytes.len() - offset).min(2)]);
-            exercise(&format!("{label} u16 {value:#x} at {offset:#x}"), &d);
+            run(format!("{label} u16 {value:#x} at {offset:#x}"), &d);
         }
     }
 }

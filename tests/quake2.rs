@@ -254,3 +254,32 @@ fn frame_zero_matches_assimp() {
         covered(&ours, &theirs, 1e-4).unwrap_or_else(|e| panic!("{}: our vertex {e}", path.display()));
     }
 }
+
+#[test]
+fn a_player_model_shows_its_weapon_on_the_same_frames() {
+    let path = corpus().join("hunter/tris.md2");
+    if !path.exists() {
+        eprintln!("SKIP: hunter not in the corpus");
+        return;
+    }
+    let scene = formats::open(&path).unwrap();
+    assert_eq!(scene.nodes[1].name, "weapon");
+    assert_eq!(scene.meshes[1].source_positions.len(), 20);
+    assert!(scene.materials[5].texture_path.as_ref().is_some_and(|p| p.ends_with("weapon.pcx")));
+    assert!(scene.clips.iter().all(|c| c.channels.len() == 2), "every clip poses the weapon too");
+    // At frame 40 (run) the weapon follows its own frame 40.
+    let run = mdview::scene::resolve_clip(&scene, "run").unwrap();
+    let weapon_alone = quake2::decode(&std::fs::read(corpus().join("hunter/weapon.md2")).unwrap()).unwrap();
+    let alone_run = mdview::scene::resolve_clip(&weapon_alone, "run").unwrap();
+    let with = Pose::at(&scene, Some(run), 42.0).mesh_positions(&scene, 1);
+    let alone = Pose::at(&weapon_alone, Some(alone_run), 42.0).mesh_positions(&weapon_alone, 0);
+    assert_eq!(with, alone);
+
+    // bug's weapon has 173 frames against the model's 198: a warning, not an error.
+    let bug = corpus().join("bug/tris.MD2");
+    if bug.exists() {
+        let scene = formats::open(&bug).unwrap();
+        assert_eq!(scene.nodes.len(), 2);
+        assert!(scene.warnings.iter().any(|w| w.contains("weapon.md2 has 173 frames")), "{:?}", scene.warnings);
+    }
+}

@@ -492,29 +492,117 @@ fn build_scene(layout: &Layout, frames: SceneFrames) -> Scene {
     scene
 }
 
-/// Opens a model with its skins resolved beside it (see [`skins::resolve`]).
+/// Opens a model with its skins resolved beside it (see [`skins::resolve`]). A player model
+/// (`tris.md2`) with a `weapon.md2` beside it gets the weapon as a second mesh node, `weapon`,
+/// posed by the same clips and frames.
 pub fn open(path: &Path, data: &[u8]) -> DecodeResult<Scene> {
     let mut scene = decode(data)?;
-    let named_skins = scene.materials.iter().any(|m| m.texture.is_some());
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    if !named_skins {
-        // No skin names: try an image named like the model (sydney.md2 → sydney.bmp).
-        if let (Some(found), Some(material)) = (skins::resolve(path, &stem), scene.materials.first_mut()) {
+    resolve_skins(path, &mut scene, 0);
+    if let Some(weapon) = weapon_beside(path) {
+        attach_weapon(&mut scene, &weapon);
+    }
+    Ok(scene)
+}
+
+/// Resolves the skins of `scene.materials[first..]` beside `path`; a model that names none
+/// gets an image named like itself (sydney.md2 → sydney.bmp) when there is one.
+fn resolve_skins(path: &Path, scene: &mut Scene, first: usize) {
+    let named = scene.materials.iter().skip(first).any(|m| m.texture.is_some());
+    if !named {
+        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        if let (Some(found), Some(material)) = (skins::resolve(path, &stem), scene.materials.get_mut(first)) {
             material.texture = Some(found.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
             material.texture_path = Some(found);
         }
     }
-    for material in scene.materials.iter_mut() {
+    let mut missing = Vec::new();
+    for material in scene.materials.iter_mut().skip(first) {
         let Some(name) = material.texture.clone() else { continue };
         if material.texture_path.is_some() {
             continue;
         }
         match skins::resolve(path, &name) {
             Some(found) => material.texture_path = Some(found),
-            None => scene.warnings.push(format!("skin {name} not found beside the model; using the fallback texture")),
+            None => missing.push(format!("skin {name} not found beside the model; using the fallback texture")),
         }
     }
-    Ok(scene)
+    scene.warnings.extend(missing);
+}
+
+/// `weapon.md2` (any case) beside a `tris.md2`.
+fn weapon_beside(path: &Path) -> Option<std::path::PathBuf> {
+    let stem = path.file_stem()?.to_string_lossy().to_lowercase();
+    if stem != "tris" {
+        return None;
+    }
+    let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::read_dir(folder)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case("weapon.md2")) && p.is_file())
+}
+
+/// Adds the weapon as node/mesh `weapon`, with a frame channel in every clip whose frames the
+/// weapon also has. A weapon that fails to decode or is shorter becomes a warning.
+fn attach_weapon(scene: &mut Scene, path: &Path) {
+    let decoded = std::fs::read(path).map_err(|e| e.to_string()).and_then(|d| decode(&d).map_err(|e| e.to_string()));
+    let mut weapon = match decoded {
+        Ok(w) => w,
+        Err(e) => {
+            scene.warnings.push(format!("weapon.md2 beside the model not shown: {e}"));
+            return;
+        }
+    };
+    resolve_skins(path, &mut weapon, 0);
+    let (Some(mut mesh), Some(mut node)) = (weapon.meshes.pop(), weapon.nodes.pop()) else { return };
+    let mesh_index = scene.meshes.len();
+    let material_base = scene.materials.len();
+    for sub in mesh.submeshes.iter_mut() {
+        sub.material = sub.material.map(|m| m + material_base);
+    }
+    mesh.name = "weapon".into();
+    mesh.node = Some(scene.nodes.len());
+    node.name = "weapon".into();
+    node.mesh = Some(mesh_index);
+    scene.nodes.push(node);
+    scene.meshes.push(mesh);
+    scene.materials.extend(weapon.materials.into_iter().map(|mut m| {
+        m.name = format!("weapon {}", m.name);
+        m
+    }));
+    scene.warnings.extend(weapon.warnings.into_iter().map(|w| format!("weapon: {w}")));
+    // The weapon's frames in file order, whatever its own clips are called.
+    let mut weapon_frames: Vec<PackedFrame> = Vec::new();
+    let mut template = None;
+    for clip in weapon.clips {
+        for channel in clip.channels {
+            if let Channel::PackedFrames(packed) = channel {
+                weapon_frames.extend(packed.frames.iter().cloned());
+                template.get_or_insert(packed);
+            }
+        }
+    }
+    let Some(template) = template else { return };
+    let mut short = false;
+    for clip in scene.clips.iter_mut() {
+        let (first, last) = (clip.start as usize, clip.end as usize);
+        match weapon_frames.get(first..=last) {
+            Some(frames) => clip.channels.push(Channel::PackedFrames(PackedFrames {
+                mesh: mesh_index,
+                times: (first..=last).map(|f| f as f32).collect(),
+                names: Vec::new(),
+                frames: frames.to_vec(),
+                ..template.clone()
+            })),
+            None => short = true,
+        }
+    }
+    if short {
+        scene.warnings.push(format!(
+            "weapon.md2 has {} frames, fewer than the model; it holds still in the clips it lacks",
+            weapon_frames.len()
+        ));
+    }
 }
 
 #[cfg(test)]
