@@ -13,7 +13,11 @@ use mdview::info::Summary;
 use mdview::scene::{Scene, anim::Pose};
 
 #[derive(Parser)]
-#[command(name = "mdview", version, about = "Viewer and toolkit for classic game models (TPW .md2, Quake II .md2, Quake 3 .mdr, WoW .m2)")]
+#[command(
+    name = "mdview",
+    version,
+    about = "Viewer and toolkit for classic game models (TPW .md2, Quake II .md2, Quake 3 .mdr, WoW .m2)"
+)]
 #[command(args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
@@ -118,9 +122,15 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            // One line: the chain joined, so the format/field/offset reason stays visible.
-            let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
-            eprintln!("error: {}", chain.join(": "));
+            // One line: the chain joined (skipping causes a message already quotes), so the
+            // format/field/offset reason stays visible.
+            let mut message = String::new();
+            for cause in e.chain().map(|c| c.to_string()) {
+                if !message.contains(&cause) {
+                    message = if message.is_empty() { cause } else { format!("{message}: {cause}") };
+                }
+            }
+            eprintln!("error: {}", message.replace('\n', " "));
             ExitCode::from(1)
         }
     }
@@ -153,7 +163,9 @@ fn posed(file: &Path, pose: &PoseArgs) -> Result<(Scene, Pose)> {
         Some(wanted) => Some(mdview::scene::resolve_clip(&scene, wanted).map_err(|e| anyhow!(e))?),
         None => scene.default_clip,
     };
-    let evaluated = Pose::at(&scene, clip, pose.frame);
+    // --frame counts from the clip's first frame (Quake II clips start mid-file).
+    let start = clip.and_then(|c| scene.clips.get(c)).map_or(0.0, |c| c.start);
+    let evaluated = Pose::at(&scene, clip, start + pose.frame);
     Ok((scene, evaluated))
 }
 

@@ -142,7 +142,7 @@ fn sweep(label: &str, bytes: &[u8]) {
     let mut variant = 0usize;
     let mut run = |what: String, data: &[u8]| {
         variant += 1;
-        exercise(&what, data, variant % 16 == 0);
+        exercise(&what, data, variant.is_multiple_of(16));
     };
     for cut in cut_points(bytes.len()) {
         run(format!("{label} cut at {cut}"), &bytes[..cut]);
