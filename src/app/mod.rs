@@ -68,6 +68,8 @@ pub enum Action {
     PickFile,
     PickFolder,
     PlayClip(Option<usize>),
+    /// Draw `mesh` with another of the model's skins (Quake II): material index.
+    UseSkin { mesh: usize, material: usize },
     FrameModel,
     ResetCamera,
     SaveViewport,
@@ -458,6 +460,19 @@ impl App {
                 Action::PlayClip(clip) => {
                     if let Some(doc) = &mut self.viewer.session.doc {
                         doc.play_clip(clip);
+                    }
+                }
+                Action::UseSkin { mesh, material } => {
+                    if let Some(doc) = &mut self.viewer.session.doc
+                        && let Some(m) = doc.scene.meshes.get_mut(mesh)
+                    {
+                        for sub in m.submeshes.iter_mut() {
+                            sub.material = Some(material);
+                        }
+                        // Textures are uploaded per scene; re-upload with the new skin.
+                        if let Some(gfx) = &mut self.gfx {
+                            self.viewer.texture_report = Some(gfx.viewport.load(doc));
+                        }
                     }
                 }
                 Action::FrameModel => {

@@ -508,7 +508,61 @@ fn flag_chip_ui(ui: &mut Ui, bit: u32, set: bool, colour_by: &mut Option<u32>) {
     }
 }
 
+/// Quake II models name several skins; each mesh offers the ones that belong to it (the model's
+/// `skin N` materials, the attached weapon's `weapon skin N`).
+fn skins_ui(ui: &mut Ui, doc: &Document, actions: &mut Vec<Action>) {
+    if doc.scene.format != crate::scene::FormatKind::Quake2Md2 {
+        return;
+    }
+    for (mesh_index, mesh) in doc.scene.meshes.iter().enumerate() {
+        let prefix = if mesh.name == "weapon" { "weapon skin " } else { "skin " };
+        let choices: Vec<usize> = doc
+            .scene
+            .materials
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.name.starts_with(prefix) && m.texture.is_some())
+            .map(|(i, _)| i)
+            .collect();
+        if choices.len() < 2 {
+            continue;
+        }
+        let current = mesh.submeshes.first().and_then(|s| s.material);
+        let label = |i: usize| {
+            let m = doc.scene.materials.get(i);
+            let name = m.and_then(|m| m.texture.as_deref()).unwrap_or("?");
+            let missing = if m.is_some_and(|m| m.texture_path.is_none()) { " (missing)" } else { "" };
+            format!("{}{missing}", name.rsplit(['/', '\\']).next().unwrap_or(name))
+        };
+        ui.horizontal(|ui| {
+            ui.label(format!("Skin of {}", mesh.name));
+            egui::ComboBox::from_id_salt(("skin", mesh_index))
+                .selected_text(current.map(label).unwrap_or_default())
+                .show_ui(ui, |ui| {
+                    for &choice in &choices {
+                        if ui.selectable_label(current == Some(choice), label(choice)).clicked() {
+                            actions.push(Action::UseSkin { mesh: mesh_index, material: choice });
+                        }
+                    }
+                });
+        });
+    }
+}
+
+/// The name of the frame on screen, for formats whose frames have names (Quake II).
+fn frame_name(doc: &Document) -> Option<&str> {
+    let clip = doc.scene.clips.get(doc.clip?)?;
+    clip.channels.iter().find_map(|channel| match channel {
+        crate::scene::Channel::PackedFrames(p) if !p.names.is_empty() => {
+            let index = (doc.timeline.time - clip.start).round().max(0.0) as usize;
+            p.names.get(index.min(p.names.len() - 1)).map(String::as_str)
+        }
+        _ => None,
+    })
+}
+
 fn animations_ui(ui: &mut Ui, doc: &Document, actions: &mut Vec<Action>) {
+    skins_ui(ui, doc, actions);
     if doc.scene.clips.is_empty() {
         ui.weak("No animations. TPW animations are files named <model>M1.md2, M2… beside the model.");
         return;
@@ -539,6 +593,16 @@ fn animations_ui(ui: &mut Ui, doc: &Document, actions: &mut Vec<Action>) {
         }
     }
     let Some(clip) = doc.clip.and_then(|c| doc.scene.clips.get(c)) else { return };
+    if let Some(name) = frame_name(doc) {
+        ui.separator();
+        ui.horizontal(|ui| {
+            ui.label("Frame");
+            ui.monospace(format!("{} ({name})", doc.timeline.time.round()));
+        });
+    }
+    if clip.tracks.is_empty() {
+        return;
+    }
     ui.separator();
     ui.strong(format!("Tracks of {}", clip.name));
     for w in &clip.warnings {
