@@ -69,7 +69,10 @@ pub enum Action {
     PickFolder,
     PlayClip(Option<usize>),
     /// Draw `mesh` with another of the model's skins (Quake II): material index.
-    UseSkin { mesh: usize, material: usize },
+    UseSkin {
+        mesh: usize,
+        material: usize,
+    },
     FrameModel,
     ResetCamera,
     SaveViewport,
