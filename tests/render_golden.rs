@@ -319,3 +319,29 @@ fn transparent_background_and_flag_tint() {
     let door = image.get_pixel(SIZE[0] * 2 / 5, SIZE[1] / 2).0;
     assert_eq!(door[3], 255, "the model is opaque");
 }
+
+/// A Quake II corpus model (read in place, never copied), posed at a frame of a clip.
+fn quake2_golden(file: &str, clip: &str, frame: f32, name: &str) {
+    let path = manifest_dir().join("../shared/corpus/md2").join(file);
+    if !path.exists() {
+        eprintln!("SKIPPED: {} is not in the corpus", path.display());
+        return;
+    }
+    let scene = mdview::formats::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    let Some(mut r) = offscreen(&scene, &[]) else { return };
+    let clip = mdview::scene::resolve_clip(&scene, clip).expect("clip");
+    let start = scene.clips[clip].start;
+    let pose = Pose::at(&scene, Some(clip), start + frame);
+    let image = r.render(&scene, &pose, &framed_view(&scene, 40.0, 15.0)).expect("render");
+    check_golden(name, &image);
+}
+
+#[test]
+fn quake2_hunter_running_with_weapon_and_pcx_skin() {
+    quake2_golden("hunter/tris.md2", "run", 2.0, "quake2_hunter_run");
+}
+
+#[test]
+fn quake2_turretdroid_with_png_skin() {
+    quake2_golden("turretdroid/TurretDroid.md2", "stand", 0.0, "quake2_turretdroid");
+}
