@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow};
 use image::{Rgba, RgbaImage};
 
 /// The side of the fallback tile, as the engine's `NotFound.tga`.
@@ -203,48 +203,10 @@ pub fn load_image(path: &Path) -> Result<RgbaImage> {
     Ok(image.to_rgba8())
 }
 
-/// Decodes an 8-bit paletted, run-length encoded PCX (the Quake II skin format).
+/// Decodes a PCX (the Quake II skin format) through the one checked PCX decoder, which also
+/// accepts a palette without its 0x0C marker when the image data stays clear of it.
 pub fn decode_pcx(bytes: &[u8]) -> Result<RgbaImage> {
-    const HEADER_LEN: usize = 128;
-    const PALETTE_LEN: usize = 768;
-    let header = bytes.get(..HEADER_LEN).ok_or_else(|| anyhow!("file shorter than the PCX header"))?;
-    let u16_at = |o: usize| header.get(o..o + 2).map(|b| u16::from_le_bytes([b[0], b[1]])).unwrap_or(0);
-    let (bits, planes) = (header.get(3).copied().unwrap_or(0), header.get(65).copied().unwrap_or(0));
-    if bits != 8 || planes != 1 {
-        bail!("only 8-bit single-plane PCX is supported (found {bits}-bit, {planes} planes)");
-    }
-    let (x_min, y_min, x_max, y_max) = (u16_at(4), u16_at(6), u16_at(8), u16_at(10));
-    let width = u32::from(x_max.checked_sub(x_min).ok_or_else(|| anyhow!("PCX xmax < xmin"))?) + 1;
-    let height = u32::from(y_max.checked_sub(y_min).ok_or_else(|| anyhow!("PCX ymax < ymin"))?) + 1;
-    let bytes_per_line = usize::from(u16_at(66));
-    if bytes_per_line < width as usize {
-        bail!("PCX bytes per line {bytes_per_line} is less than its width {width}");
-    }
-    let palette_start = bytes.len().checked_sub(PALETTE_LEN).ok_or_else(|| anyhow!("PCX palette missing"))?;
-    if palette_start < HEADER_LEN + 1 || bytes.get(palette_start - 1) != Some(&0x0c) {
-        bail!("PCX has no 256-colour palette");
-    }
-    let palette = bytes.get(palette_start..).unwrap_or(&[]);
-    let data = bytes.get(HEADER_LEN..palette_start - 1).unwrap_or(&[]);
-
-    let mut indices = Vec::with_capacity(bytes_per_line * height as usize);
-    let wanted = bytes_per_line * height as usize;
-    let mut cursor = data.iter();
-    while indices.len() < wanted {
-        let Some(&byte) = cursor.next() else { bail!("PCX pixel data ends early") };
-        if byte & 0xc0 == 0xc0 {
-            let Some(&value) = cursor.next() else { bail!("PCX run ends early") };
-            let run = usize::from(byte & 0x3f).min(wanted - indices.len());
-            indices.extend(std::iter::repeat_n(value, run));
-        } else {
-            indices.push(byte);
-        }
-    }
-    Ok(RgbaImage::from_fn(width, height, |x, y| {
-        let index = indices.get(y as usize * bytes_per_line + x as usize).copied().unwrap_or(0) as usize;
-        let rgb = palette.get(index * 3..index * 3 + 3).unwrap_or(&[0, 0, 0]);
-        Rgba([rgb[0], rgb[1], rgb[2], 255])
-    }))
+    crate::formats::quake2::pcx::decode(bytes).map_err(|e| anyhow!(e))
 }
 
 /// The chain of mip levels below `image` (box-filtered halvings down to 1x1), for sampling
