@@ -259,6 +259,10 @@ struct RenderArgs {
     /// Print the adapter, where each texture came from, and timings.
     #[arg(long)]
     verbose: bool,
+    /// Also render the same view N more times and print the median and fastest frame time
+    /// (draw plus readback), for measuring an adapter.
+    #[arg(long, value_name = "N")]
+    repeat: Option<u32>,
 }
 
 fn parse_render_size(s: &str) -> Result<[u32; 2], String> {
@@ -369,6 +373,23 @@ fn run_render(args: &RenderArgs) -> Result<()> {
                 eprintln!("render and readback: {:.1} ms", ms(render_started, save_started));
                 eprintln!("png: {:.1} ms", ms(save_started, Instant::now()));
             }
+            if let Some(n) = args.repeat.filter(|&n| n > 0) {
+                let mut times = Vec::with_capacity(n as usize);
+                for _ in 0..n {
+                    let t = Instant::now();
+                    std::hint::black_box(offscreen.render(&scene, &first_pose, &view)?);
+                    times.push(t.elapsed().as_secs_f64() * 1000.0);
+                }
+                times.sort_by(f64::total_cmp);
+                let median = times.get(times.len() / 2).copied().unwrap_or(0.0);
+                let fastest = times.first().copied().unwrap_or(0.0);
+                println!(
+                    "{}x{}: {n} frames, median {median:.2} ms, fastest {fastest:.2} ms per frame (draw + readback) on {}",
+                    args.size[0],
+                    args.size[1],
+                    offscreen.gpu.adapter_name()
+                );
+            }
         }
         Some((first, last)) => {
             let pattern = args.output.to_string_lossy().into_owned();
@@ -376,9 +397,11 @@ fn run_render(args: &RenderArgs) -> Result<()> {
                 Some(wanted) => Some(mdview::scene::resolve_clip(&scene, wanted).map_err(|e| anyhow!(e))?),
                 None => scene.default_clip,
             };
+            // Frames count from the clip's first frame, as --frame does.
+            let start = clip.and_then(|c| scene.clips.get(c)).map_or(0.0, |c| c.start);
             let mut pose = first_pose;
             for frame in first..=last {
-                pose.evaluate(&scene, clip, frame as f32);
+                pose.evaluate(&scene, clip, start + frame as f32);
                 let image = offscreen.render(&scene, &pose, &view)?;
                 save(&image, Path::new(&pattern.replace("{frame}", &frame.to_string())))?;
             }
