@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::scene::{AlphaMode, NodeKind, RawField, Scene, SceneKind, TrackReport, math::is_sheared};
+use crate::scene::{AlphaMode, DetailSection, NodeKind, RawField, Scene, SceneKind, TrackReport, math::is_sheared};
 
 #[derive(Debug, Serialize)]
 pub struct Summary {
@@ -30,6 +30,9 @@ pub struct Summary {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tracks: Option<Vec<TrackSummary>>,
     pub raw: Vec<RawField>,
+    /// Format-specific tables (M2: skins, texture units, textures, sequences, markers).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<DetailSection>,
     pub warnings: Vec<String>,
     /// Decode time measured inside the process, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -205,6 +208,7 @@ impl Summary {
             frames: opened.map(|c| c.length()),
             tracks: opened.map(|c| c.tracks.iter().map(TrackSummary::from).collect()),
             raw: scene.raw.clone(),
+            details: scene.details.clone(),
             warnings,
             decode_ms: None,
         }
@@ -328,6 +332,13 @@ impl Summary {
                         let _ = writeln!(out, "      plays");
                     }
                 }
+            }
+        }
+        for section in &self.details {
+            let _ = writeln!(out, "\n{} ({}):", section.title, section.rows.len());
+            for row in &section.rows {
+                let cells: Vec<String> = row.0.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                let _ = writeln!(out, "  {}", cells.join(", "));
             }
         }
         let _ = writeln!(out, "\nWarnings ({}):", self.warnings.len());

@@ -54,7 +54,13 @@ pub fn to_obj(scene: &Scene, pose: &Pose, mtl_name: &str) -> (String, String) {
             let n = (normal_matrix * n).try_normalize().unwrap_or(Vec3::Y);
             let _ = writeln!(obj, "vn {} {} {}", n.x, n.y, n.z);
         }
+        // Multi-pass materials (M2 texture-unit layers) repeat a triangle range; write it once.
+        let mut written: Vec<(u32, u32)> = Vec::new();
         for sub in &mesh.submeshes {
+            if written.contains(&(sub.first_triangle, sub.triangle_count)) {
+                continue;
+            }
+            written.push((sub.first_triangle, sub.triangle_count));
             if let Some(m) = sub.material {
                 let _ = writeln!(obj, "usemtl {}", material_name(scene, m));
             }

@@ -6,6 +6,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
 pub mod error;
+pub mod m2;
 pub mod quake2;
 pub mod quake_axes;
 pub mod reader;
@@ -23,6 +24,8 @@ pub const MAGIC_TABLE: &[(&[u8; 4], FormatKind)] = &[
     (b"IDP2", FormatKind::Quake2Md2),
     (b"RDM5", FormatKind::Quake3Mdr),
     (b"MD20", FormatKind::WowM2),
+    // Chunked M2 (Legion+): detected so that it gets a clear "unsupported version" error.
+    (b"MD21", FormatKind::WowM2),
     (b"SKIN", FormatKind::WowSkin),
 ];
 
@@ -57,6 +60,8 @@ pub fn decode_bytes(data: &[u8]) -> DecodeResult<Scene> {
     match detect(data)? {
         FormatKind::TpwMd2 => tpw::decode(data),
         FormatKind::Quake2Md2 => quake2::decode(data),
+        FormatKind::WowM2 => m2::decode(data),
+        FormatKind::WowSkin => Err(m2::lone_skin_error(None)),
         other => Err(DecodeError::unsupported(
             other.id(),
             "magic",
@@ -75,6 +80,8 @@ pub fn open(path: &Path) -> Result<Scene, OpenError> {
     let mut scene = match kind {
         FormatKind::TpwMd2 => tpw::open(path, &data),
         FormatKind::Quake2Md2 => quake2::open(path, &data),
+        FormatKind::WowM2 => m2::open(path, &data),
+        FormatKind::WowSkin => Err(m2::lone_skin_error(Some(path))),
         _ => decode_bytes(&data),
     }
     .map_err(|source| OpenError::Decode { path: display, source })?;

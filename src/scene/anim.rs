@@ -2,7 +2,7 @@
 //! per-mesh animated positions and UVs. It reads the scene and never mutates it, and reuses
 //! the pose's buffers so that evaluating every frame allocates nothing in steady state.
 
-use glam::{Mat4, Quat, Vec2, Vec3};
+use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 
 use super::{Channel, Clip, Key, MorphBlock, Scene, SkinWeights};
 
@@ -24,6 +24,11 @@ pub struct Pose {
     pub normals: Vec<Option<Vec<Vec3>>>,
     /// Per skeleton: joint matrices in model space.
     pub joints: Vec<Vec<Mat4>>,
+    /// Per material: RGBA colour, `base_color` with the clip's colour and alpha channels applied.
+    pub material_colors: Vec<Vec4>,
+    /// Per material: the transform applied to `(u, v, 0, 1)` before sampling (identity unless a
+    /// [`Channel::UvTransform`] animates it).
+    pub uv_transforms: Vec<Mat4>,
     /// Scratch: per mesh, animated source positions.
     source_scratch: Vec<Vec<Vec3>>,
 }
@@ -62,6 +67,11 @@ impl Pose {
 
         let clip: Option<&Clip> = clip.and_then(|c| scene.clips.get(c));
         let time = if time.is_finite() { time } else { 0.0 };
+        self.material_colors.clear();
+        self.material_colors.extend(scene.materials.iter().map(|m| m.base_color));
+        self.uv_transforms.clear();
+        self.uv_transforms.resize(scene.materials.len(), Mat4::IDENTITY);
+        let mut alpha_set = vec![false; scene.materials.len()];
 
         for channel in clip.map(|c| c.channels.as_slice()).unwrap_or(&[]) {
             match channel {
@@ -165,6 +175,37 @@ impl Pose {
                         if let Some(out) = out {
                             evaluate_bone_tracks(skel, joints, time, out);
                         }
+                    }
+                }
+                Channel::MaterialColor { material, keys, time: timing } => {
+                    if let (Some(c), Some(rgb)) =
+                        (self.material_colors.get_mut(*material), sample_vec3(keys, timing.apply(time)))
+                    {
+                        *c = rgb.extend(c.w);
+                    }
+                }
+                Channel::MaterialAlpha { material, keys, time: timing } => {
+                    if let (Some(c), Some(a)) =
+                        (self.material_colors.get_mut(*material), sample_f32(keys, timing.apply(time)))
+                    {
+                        // The product of the clip's alpha channels replaces the base alpha.
+                        let first = alpha_set.get(*material).is_some_and(|set| !set);
+                        c.w = if first { a } else { c.w * a };
+                        if let Some(set) = alpha_set.get_mut(*material) {
+                            *set = true;
+                        }
+                    }
+                }
+                Channel::UvTransform { material, translation, rotation, scale, time: timing } => {
+                    if let Some(m) = self.uv_transforms.get_mut(*material) {
+                        let t = sample_vec3(translation, timing[0].apply(time)).unwrap_or(Vec3::ZERO);
+                        let r = sample_quat(rotation, timing[1].apply(time)).unwrap_or(Quat::IDENTITY);
+                        let s = sample_vec3(scale, timing[2].apply(time)).unwrap_or(Vec3::ONE);
+                        let centre = Vec3::new(0.5, 0.5, 0.0);
+                        *m = Mat4::from_translation(t + centre)
+                            * Mat4::from_quat(r)
+                            * Mat4::from_scale(s)
+                            * Mat4::from_translation(-centre);
                     }
                 }
             }
@@ -302,6 +343,12 @@ pub fn sample_vec3(keys: &[Key<Vec3>], time: f32) -> Option<Vec3> {
     Some(keys.get(a)?.value.lerp(keys.get(b)?.value, f))
 }
 
+pub fn sample_f32(keys: &[Key<f32>], time: f32) -> Option<f32> {
+    let (a, b, f) = segment(keys, time)?;
+    let (va, vb) = (keys.get(a)?.value, keys.get(b)?.value);
+    Some(va + (vb - va) * f)
+}
+
 fn last_at_or_before<T>(keys: &[Key<T>], time: f32) -> Option<&Key<T>> {
     let n = keys.partition_point(|k| k.time <= time);
     n.checked_sub(1).and_then(|i| keys.get(i))
@@ -357,9 +404,10 @@ fn evaluate_bone_tracks(skeleton: &super::Skeleton, tracks: &[super::JointTracks
     let mut locals = vec![Mat4::IDENTITY; count];
     for track in tracks {
         let Some(joint) = skeleton.joints.get(track.joint) else { continue };
-        let t = sample_vec3(&track.translation, time).unwrap_or(Vec3::ZERO);
-        let r = sample_quat(&track.rotation, time).unwrap_or(Quat::IDENTITY);
-        let s = sample_vec3(&track.scale, time).unwrap_or(Vec3::ONE);
+        let [tt, rt, st] = track.timing;
+        let t = sample_vec3(&track.translation, tt.apply(time)).unwrap_or(Vec3::ZERO);
+        let r = sample_quat(&track.rotation, rt.apply(time)).unwrap_or(Quat::IDENTITY);
+        let s = sample_vec3(&track.scale, st.apply(time)).unwrap_or(Vec3::ONE);
         if let Some(local) = locals.get_mut(track.joint) {
             *local = Mat4::from_translation(joint.pivot + t)
                 * Mat4::from_quat(r)

@@ -312,6 +312,9 @@ pub struct Material {
     pub base_color: Vec4,
     /// The format's raw flag word (TPW material flags, M2 render flags).
     pub flags: u32,
+    /// Draw order among a model's blended surfaces, lowest first (M2: priority plane × 65536 +
+    /// material layer, so a layer-1 pass draws over its layer-0 base); 0 where the format has none.
+    pub draw_order: i32,
     pub raw: Vec<RawField>,
 }
 
@@ -327,6 +330,7 @@ impl Material {
             depth_write: true,
             base_color: Vec4::ONE,
             flags: 0,
+            draw_order: 0,
             raw: Vec::new(),
         }
     }
@@ -403,6 +407,43 @@ pub enum Channel {
     BoneFrames { skeleton: usize, times: Vec<f32>, frames: Vec<Vec<Mat4>> },
     /// Keyed joint TRS about the joint's pivot (M2), times in the clip's units.
     BoneTracks { skeleton: usize, joints: Vec<JointTracks> },
+    /// A material's RGB replaced by keyed values (M2 colour tracks); see [`anim::Pose::material_colors`].
+    MaterialColor { material: usize, keys: Vec<Key<Vec3>>, time: TrackTime },
+    /// A material's alpha from keyed values in 0..=1 (M2 colour alpha and transparency tracks):
+    /// the product of a clip's alpha channels on one material replaces its base alpha.
+    MaterialAlpha { material: usize, keys: Vec<Key<f32>>, time: TrackTime },
+    /// A material's texture-coordinate transform (M2 texture animation): translation, then
+    /// rotation and scale about the texture centre (0.5, 0.5); see [`anim::Pose::uv_transforms`].
+    UvTransform {
+        material: usize,
+        translation: Vec<Key<Vec3>>,
+        rotation: Vec<Key<Quat>>,
+        scale: Vec<Key<Vec3>>,
+        /// Timing of translation, rotation and scale.
+        time: [TrackTime; 3],
+    },
+}
+
+/// How a keyed track reads time. M2 tracks tied to a global sequence loop on their own period
+/// whatever clip plays; the pose's time stands in for the global clock.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum TrackTime {
+    /// The clip's time.
+    #[default]
+    Clip,
+    /// `time % period` (a zero period samples time 0).
+    Loop { period: f32 },
+}
+
+impl TrackTime {
+    /// The time at which to sample a track with this timing when the pose is at `time`.
+    pub fn apply(self, time: f32) -> f32 {
+        match self {
+            TrackTime::Clip => time,
+            TrackTime::Loop { period } if period > 0.0 && period.is_finite() => time.rem_euclid(period),
+            TrackTime::Loop { .. } => 0.0,
+        }
+    }
 }
 
 /// Quantised whole-mesh frames: source vertex `v` of frame `f` sits at
@@ -453,6 +494,8 @@ pub struct JointTracks {
     pub translation: Vec<Key<Vec3>>,
     pub rotation: Vec<Key<Quat>>,
     pub scale: Vec<Key<Vec3>>,
+    /// Timing of translation, rotation and scale (M2 global sequences).
+    pub timing: [TrackTime; 3],
 }
 
 impl Channel {
@@ -467,6 +510,9 @@ impl Channel {
             Channel::UvRamp { .. } => "uv",
             Channel::BoneFrames { .. } => "bone-frames",
             Channel::BoneTracks { .. } => "bone-tracks",
+            Channel::MaterialColor { .. } => "material-color",
+            Channel::MaterialAlpha { .. } => "material-alpha",
+            Channel::UvTransform { .. } => "uv-transform",
         }
     }
 }
@@ -530,6 +576,41 @@ pub struct Scene {
     /// Header fields kept raw for reverse engineers.
     pub raw: Vec<RawField>,
     pub warnings: Vec<String>,
+    /// Format-specific tables for `info` and the panel (M2 skins, texture units, sequences...).
+    pub details: Vec<DetailSection>,
+    /// Extra names that select a clip in [`resolve_clip`] (M2: `id:5`, `id:0.1` for animation
+    /// id and variation), checked after clip names.
+    pub clip_aliases: Vec<(String, usize)>,
+}
+
+/// A titled table of a format's own facts: rows of named values, in order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct DetailSection {
+    pub title: String,
+    pub rows: Vec<DetailRow>,
+}
+
+/// One row of a [`DetailSection`]: `(column, value)` pairs, serialised as an ordered JSON object.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DetailRow(pub Vec<(String, String)>);
+
+impl DetailRow {
+    /// Adds a column (builder style).
+    pub fn with(mut self, key: &str, value: impl std::fmt::Display) -> Self {
+        self.0.push((key.to_string(), value.to_string()));
+        self
+    }
+}
+
+impl Serialize for DetailRow {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
 }
 
 impl Scene {
@@ -547,6 +628,8 @@ impl Scene {
             default_clip: None,
             raw: Vec::new(),
             warnings: Vec::new(),
+            details: Vec::new(),
+            clip_aliases: Vec::new(),
         }
     }
 
@@ -623,6 +706,11 @@ pub fn resolve_clip(scene: &Scene, wanted: &str) -> Result<usize, String> {
         }
     }
     if let Ok(i) = wanted.parse::<usize>()
+        && i < scene.clips.len()
+    {
+        return Ok(i);
+    }
+    if let Some(&(_, i)) = scene.clip_aliases.iter().find(|(alias, _)| alias.eq_ignore_ascii_case(wanted))
         && i < scene.clips.len()
     {
         return Ok(i);

@@ -1,0 +1,654 @@
+//! Builds the format-neutral scene from a decoded `.m2` and one `.skin` profile: one mesh per
+//! skin submesh, one material per texture unit, the bone skeleton with per-sequence TRS
+//! tracks, colour/alpha and texture-transform channels, and marker nodes for attachments,
+//! events, lights, cameras and emitters. Every index into the .m2 or the skin is checked here;
+//! a bad one drops the thing it names with a warning.
+
+use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
+
+use super::axes;
+use super::layout::*;
+use super::model::{M2Model, MarkerKind};
+use super::names;
+use super::skin::Skin;
+use super::tracks::Track;
+use crate::scene::{
+    Aabb, AlphaMode, BlendMode, Channel, Clip, DetailRow, DetailSection, FormatKind, Influence, Joint, JointTracks,
+    Key, Material, Mesh, Node, NodeKind, RawField, Scene, SceneKind, Skeleton, SkinWeights, Submesh, TrackReport,
+    TrackTime,
+};
+
+/// What the scene builder needs besides the decoded files.
+#[derive(Debug, Clone, Default)]
+pub struct BuildOptions {
+    /// The texture file used for run-time (non-zero type) textures, which have no name in the
+    /// model; `None` leaves them without a texture.
+    pub replaceable_texture: Option<String>,
+}
+
+/// Keys emitted into clips per byte of input (global tracks repeat in every clip).
+const CLIP_KEYS_PER_INPUT_BYTE: u64 = 16;
+
+/// The blend mode of render-flags entry `mode`, or `None` outside 0..=7.
+pub fn blend_mode(mode: u16) -> Option<BlendMode> {
+    Some(match mode {
+        0 => BlendMode::Opaque,
+        1 => BlendMode::AlphaKey,
+        2 => BlendMode::Alpha,
+        3 => BlendMode::NoAlphaAdd,
+        4 => BlendMode::Add,
+        5 => BlendMode::Mod,
+        6 => BlendMode::Mod2x,
+        7 => BlendMode::BlendAdd,
+        _ => return None,
+    })
+}
+
+/// Clip names: the animation name, with `.variation` when non-zero (`Stand`, `Stand.1`).
+pub fn sequence_name(id: u16, variation: u16) -> String {
+    let base = names::animation_name(id);
+    if variation == 0 { base } else { format!("{base}.{variation}") }
+}
+
+/// Keys of `track` for `sequence` in scene axes, or `None` when the track never animates. A
+/// track that animates other sequences but not this one holds its first value.
+fn clip_keys<T: Copy>(track: &Track<T>, sequence: usize, map: impl Fn(T) -> T) -> Option<(Vec<Key<T>>, TrackTime)> {
+    if !track.is_animated() {
+        return None;
+    }
+    let (keys, time) = track.keys_for(sequence);
+    if keys.is_empty() {
+        let value = track.first_value()?;
+        return Some((vec![Key { time: 0.0, value: map(value) }], TrackTime::Clip));
+    }
+    Some((keys.iter().map(|k| Key { time: k.time, value: map(k.value) }).collect(), time))
+}
+
+fn static_or<T: Copy>(track: &Track<T>, default: T) -> T {
+    track.first_value().unwrap_or(default)
+}
+
+/// Builds the scene. `skin` is the chosen profile (`None`: no geometry, only the skeleton,
+/// clips and markers).
+pub fn build(model: &M2Model, skin: Option<&Skin>, options: &BuildOptions, input_len: u64) -> Scene {
+    let mut scene = Scene::new(FormatKind::WowM2, SceneKind::Mesh);
+    scene.version = model.version;
+    scene.warnings = model.warnings.clone();
+    scene.raw = vec![
+        RawField::new("global flags", HDR_FLAGS, u64::from(model.flags)),
+        RawField::new("skin profile count", HDR_SKIN_PROFILE_COUNT, u64::from(model.skin_profile_count)),
+    ];
+    let name = if model.name.is_empty() { "model".to_string() } else { model.name.clone() };
+    scene.nodes.push(Node::new(name.clone(), NodeKind::Transform, Mat4::IDENTITY));
+
+    build_skeleton(model, &mut scene);
+    let mesh_of_submesh = match skin {
+        Some(skin) => build_meshes(model, skin, &mut scene),
+        None => Vec::new(),
+    };
+    let unit_materials = match skin {
+        Some(skin) => build_materials(model, skin, &mesh_of_submesh, options, &mut scene),
+        None => Vec::new(),
+    };
+    build_clips(model, skin, &unit_materials, input_len, &mut scene);
+    build_markers(model, &mut scene);
+    model_details(model, skin, options, &mut scene);
+    scene
+}
+
+fn build_skeleton(model: &M2Model, scene: &mut Scene) {
+    if model.bones.is_empty() {
+        return;
+    }
+    let mut skeleton = Skeleton { name: "bones".into(), joints: Vec::with_capacity(model.bones.len()) };
+    for (i, bone) in model.bones.iter().enumerate() {
+        // Parents must point backwards: that rules out cycles and lets joints resolve in order.
+        let parent = match usize::try_from(bone.parent) {
+            Ok(p) if p < i => Some(p),
+            Ok(p) => {
+                scene.warnings.push(format!("bone {i}: parent {p} does not precede it; treated as a root"));
+                None
+            }
+            Err(_) => None,
+        };
+        let name = match names::key_bone_name(bone.key_bone_id) {
+            Some(key) => format!("bone {i} {key}"),
+            None => format!("bone {i}"),
+        };
+        skeleton.joints.push(Joint { name: name.clone(), parent, pivot: axes::position(bone.pivot) });
+        let mut node = Node::new(name, NodeKind::Bone, Mat4::from_translation(axes::position(bone.pivot)));
+        node.parent = Some(0);
+        node.joint = Some((0, i));
+        node.raw = vec![
+            RawField::new("flags", 0, u64::from(bone.flags)),
+            RawField::new("key bone id", 0, bone.key_bone_id as u64),
+            RawField::new("submesh", 0, u64::from(bone.submesh)),
+        ];
+        let index = scene.nodes.len();
+        scene.nodes.push(node);
+        if let Some(root) = scene.nodes.first_mut() {
+            root.children.push(index);
+        }
+    }
+    scene.skeletons.push(skeleton);
+}
+
+/// One mesh per skin submesh; returns the mesh of each submesh (`None` when dropped).
+fn build_meshes(model: &M2Model, skin: &Skin, scene: &mut Scene) -> Vec<Option<usize>> {
+    let bone_count = model.bones.len();
+    // Skin vertex → local vertex of the mesh being built, stamped per mesh (allocated once).
+    let mut stamp = vec![u32::MAX; skin.lookup.len()];
+    let mut local = vec![0u32; skin.lookup.len()];
+    let mut out = Vec::with_capacity(skin.submeshes.len());
+    let mut bad_vertices = 0usize;
+    for (si, sub) in skin.submeshes.iter().enumerate() {
+        let start = sub.index_start as usize;
+        let mut count = usize::from(sub.index_count);
+        if count % 3 != 0 {
+            scene.warnings.push(format!("submesh {si}: index count {count} is not a multiple of 3; tail dropped"));
+            count -= count % 3;
+        }
+        let Some(indices) = start.checked_add(count).and_then(|end| skin.indices.get(start..end)) else {
+            scene.warnings.push(format!(
+                "submesh {si}: indices {start}..{} lie outside the skin's {} indices; submesh dropped",
+                start.saturating_add(count),
+                skin.indices.len()
+            ));
+            out.push(None);
+            continue;
+        };
+        let mut source_positions = Vec::new();
+        let mut normals = Vec::new();
+        let mut uvs = Vec::new();
+        let mut ranges = Vec::new();
+        let mut influences = Vec::new();
+        let mut triangles = Vec::with_capacity(count / 3);
+        let stamp_value = si as u32;
+        'tri: for tri in indices.chunks_exact(3) {
+            let mut corners = [0u32; 3];
+            for (corner, &skin_vertex) in corners.iter_mut().zip(tri) {
+                let sv = usize::from(skin_vertex);
+                let vertex = skin.lookup.get(sv).and_then(|&v| model.vertices.get(usize::from(v)));
+                let (Some(vertex), Some(s), Some(l)) = (vertex, stamp.get_mut(sv), local.get_mut(sv)) else {
+                    bad_vertices += 1;
+                    continue 'tri;
+                };
+                if *s != stamp_value {
+                    *s = stamp_value;
+                    *l = source_positions.len() as u32;
+                    source_positions.push(axes::position(vertex.position));
+                    normals.push(axes::position(vertex.normal).try_normalize().unwrap_or(Vec3::Y));
+                    uvs.push(Vec2::from_array(vertex.uv));
+                    let first = influences.len() as u32;
+                    let total: u32 = vertex
+                        .weights
+                        .iter()
+                        .zip(vertex.bones)
+                        .filter(|&(_, b)| usize::from(b) < bone_count)
+                        .map(|(&w, _)| u32::from(w))
+                        .sum();
+                    for (&w, b) in vertex.weights.iter().zip(vertex.bones) {
+                        if w > 0 && usize::from(b) < bone_count && total > 0 {
+                            influences.push(Influence {
+                                joint: u32::from(b),
+                                weight: f32::from(w) / total as f32,
+                                offset: axes::position(vertex.position),
+                                normal: axes::position(vertex.normal),
+                            });
+                        }
+                    }
+                    if influences.len() as u32 == first && bone_count > 0 {
+                        // No usable weight: follow the first bone rather than collapse to the origin.
+                        influences.push(Influence {
+                            joint: 0,
+                            weight: 1.0,
+                            offset: axes::position(vertex.position),
+                            normal: axes::position(vertex.normal),
+                        });
+                    }
+                    ranges.push((first, influences.len() as u32 - first));
+                }
+                *corner = *l;
+            }
+            triangles.push(corners);
+        }
+        let n = source_positions.len() as u32;
+        let mesh_index = scene.meshes.len();
+        let node_index = scene.nodes.len();
+        let name = format!("submesh {si} (id {})", sub.id);
+        let mut node = Node::new(name.clone(), NodeKind::Mesh, Mat4::IDENTITY);
+        node.parent = Some(0);
+        node.mesh = Some(mesh_index);
+        scene.nodes.push(node);
+        if let Some(root) = scene.nodes.first_mut() {
+            root.children.push(node_index);
+        }
+        let triangle_count = triangles.len() as u32;
+        scene.meshes.push(Mesh {
+            name,
+            node: Some(node_index),
+            bounds: Aabb::from_points(&source_positions),
+            vertex_source: (0..n).collect(),
+            source_positions,
+            uvs,
+            normals,
+            triangles,
+            submeshes: vec![Submesh {
+                material: None,
+                first_triangle: 0,
+                triangle_count,
+                vertex_start: 0,
+                vertex_end: n.saturating_sub(1),
+            }],
+            skin: (bone_count > 0).then_some(SkinWeights { skeleton: 0, ranges, influences }),
+            raw: vec![
+                RawField::new("submesh id", sub.offset, u64::from(sub.id)),
+                RawField::new("level", sub.offset + SUB_LEVEL, u64::from(sub.level)),
+                RawField::new("vertex start", sub.offset + SUB_VERTEX_START, u64::from(sub.vertex_start)),
+                RawField::new("vertex count", sub.offset + SUB_VERTEX_COUNT, u64::from(sub.vertex_count)),
+                RawField::new("index start", sub.offset + SUB_INDEX_START, u64::from(sub.index_start)),
+                RawField::new("bone count", sub.offset + SUB_BONE_COUNT, u64::from(sub.bone_count)),
+            ],
+            raw_triangle_tags: Vec::new(),
+        });
+        out.push(Some(mesh_index));
+    }
+    if bad_vertices > 0 {
+        scene.warnings.push(format!(
+            "{bad_vertices} triangle corners named a skin vertex or model vertex out of range; their triangles were dropped"
+        ));
+    }
+    out
+}
+
+/// Per texture unit: the material made for it (`None` when the unit was dropped).
+fn build_materials(
+    model: &M2Model,
+    skin: &Skin,
+    mesh_of_submesh: &[Option<usize>],
+    options: &BuildOptions,
+    scene: &mut Scene,
+) -> Vec<Option<usize>> {
+    let mut out = Vec::with_capacity(skin.units.len());
+    let mut per_mesh: Vec<Vec<(i32, usize)>> = vec![Vec::new(); scene.meshes.len()];
+    for (ui, unit) in skin.units.iter().enumerate() {
+        let Some(mesh) = mesh_of_submesh.get(usize::from(unit.submesh)).copied().flatten() else {
+            scene.warnings.push(format!(
+                "texture unit {ui}: submesh {} does not exist (or was dropped); unit ignored",
+                unit.submesh
+            ));
+            out.push(None);
+            continue;
+        };
+        let (flags, blend) = match model.render_flags.get(usize::from(unit.render_flags)) {
+            Some(&rf) => rf,
+            None => {
+                scene.warnings.push(format!(
+                    "texture unit {ui}: render flags {} out of range ({} entries); drawn opaque",
+                    unit.render_flags,
+                    model.render_flags.len()
+                ));
+                (0, 0)
+            }
+        };
+        let mode = blend_mode(blend).unwrap_or_else(|| {
+            scene.warnings.push(format!("texture unit {ui}: blend mode {blend} is not 0..=7; drawn opaque"));
+            BlendMode::Opaque
+        });
+        let texture_index = model.texture_lookup.get(usize::from(unit.texture_combo)).map(|&t| usize::from(t));
+        let texture = match texture_index.and_then(|t| model.textures.get(t)) {
+            Some(t) if t.kind == 0 => Some(t.name.clone()).filter(|n| !n.is_empty()),
+            Some(_) => options.replaceable_texture.clone(),
+            None => {
+                scene.warnings.push(format!(
+                    "texture unit {ui}: texture combo {} names no texture; drawn untextured",
+                    unit.texture_combo
+                ));
+                None
+            }
+        };
+        let label = texture
+            .as_deref()
+            .map(|t| t.rsplit(['\\', '/']).next().unwrap_or(t).to_string())
+            .unwrap_or_else(|| "untextured".into());
+        let mut material = Material::new(format!("unit {ui} {label}"));
+        material.texture = texture;
+        material.alpha = AlphaMode::Blend(mode);
+        material.unlit = flags & RF_UNLIT != 0;
+        material.two_sided = flags & RF_TWO_SIDED != 0;
+        material.depth_write = flags & RF_NO_DEPTH_WRITE == 0;
+        material.flags = u32::from(flags);
+        material.draw_order = i32::from(unit.priority) * 65536 + i32::from(unit.layer);
+        // Rest colour: the static values of the unit's colour and transparency tracks.
+        let color = usize::try_from(unit.color).ok().and_then(|c| model.colors.get(c));
+        if unit.color >= 0 && color.is_none() {
+            scene.warnings.push(format!("texture unit {ui}: colour {} out of range; white", unit.color));
+        }
+        let transparency = model
+            .transparency_lookup
+            .get(usize::from(unit.weight_combo))
+            .and_then(|&t| model.transparencies.get(usize::from(t)));
+        let rgb = color.map(|c| static_or(&c.rgb, Vec3::ONE)).unwrap_or(Vec3::ONE);
+        let alpha = color.map(|c| static_or(&c.alpha, 1.0)).unwrap_or(1.0)
+            * transparency.map(|t| static_or(t, 1.0)).unwrap_or(1.0);
+        material.base_color = Vec4::new(rgb.x, rgb.y, rgb.z, alpha.clamp(0.0, 1.0));
+        let env_map = model.texcoord_lookup.get(usize::from(unit.texcoord_combo)).is_some_and(|&c| c < 0);
+        material.raw = vec![
+            RawField::new("blend mode", unit.offset + UNIT_MATERIAL, u64::from(blend)),
+            RawField::new("priority plane", unit.offset + UNIT_PRIORITY, unit.priority as u64),
+            RawField::new("material layer", unit.offset + UNIT_LAYER, u64::from(unit.layer)),
+            RawField::new("shader id", unit.offset + UNIT_SHADER, u64::from(unit.shader_id)),
+            RawField::new("unit flags", unit.offset + UNIT_FLAGS, u64::from(unit.flags)),
+            RawField::new("texture count", unit.offset + UNIT_TEXTURE_COUNT, u64::from(unit.texture_count)),
+            RawField::new("environment mapped", unit.offset + UNIT_TEXCOORD_COMBO, u64::from(env_map)),
+        ];
+        let index = scene.materials.len();
+        scene.materials.push(material.clone());
+        if let Some(list) = per_mesh.get_mut(mesh) {
+            list.push((material.draw_order, index));
+        }
+        out.push(Some(index));
+    }
+    // Each mesh draws its units in priority-plane, then layer order: same triangles, one pass each.
+    for (mesh, mut units) in scene.meshes.iter_mut().zip(per_mesh) {
+        if units.is_empty() {
+            continue;
+        }
+        units.sort_by_key(|&(order, _)| order);
+        let template = mesh.submeshes.first().cloned();
+        if let Some(template) = template {
+            mesh.submeshes =
+                units.iter().map(|&(_, material)| Submesh { material: Some(material), ..template.clone() }).collect();
+        }
+    }
+    out
+}
+
+fn build_clips(
+    model: &M2Model,
+    skin: Option<&Skin>,
+    unit_materials: &[Option<usize>],
+    input_len: u64,
+    scene: &mut Scene,
+) {
+    let mut budget = input_len.saturating_mul(CLIP_KEYS_PER_INPUT_BYTE).max(1 << 20);
+    let mut used_names: Vec<String> = Vec::new();
+    for (s, seq) in model.sequences.iter().enumerate() {
+        let mut name = sequence_name(seq.id, seq.variation);
+        if used_names.iter().any(|n| n.eq_ignore_ascii_case(&name)) {
+            name = format!("{name} #{s}");
+        }
+        used_names.push(name.clone());
+        let mut clip = Clip {
+            name,
+            source: None,
+            start: 0.0,
+            end: seq.duration_ms as f32,
+            rate: 1000.0,
+            channels: Vec::new(),
+            tracks: Vec::new(),
+            warnings: Vec::new(),
+        };
+        if model.anim_present.get(s).copied().flatten() == Some(false) {
+            clip.warnings.push(format!(
+                "keyframes live in {}; that file is missing, so only global-sequence tracks play",
+                anim_file_suffix(seq.id, seq.variation)
+            ));
+        }
+        let mut joints = Vec::new();
+        for (b, bone) in model.bones.iter().enumerate() {
+            let t = clip_keys(&bone.translation, s, axes::position);
+            let r = clip_keys(&bone.rotation, s, axes::rotation);
+            let sc = clip_keys(&bone.scale, s, axes::scale);
+            if t.is_none() && r.is_none() && sc.is_none() {
+                continue;
+            }
+            let key_total =
+                [t.as_ref().map(|k| k.0.len()), r.as_ref().map(|k| k.0.len()), sc.as_ref().map(|k| k.0.len())]
+                    .iter()
+                    .flatten()
+                    .sum::<usize>() as u64;
+            if key_total > budget {
+                clip.warnings.push("too many keys for the size of the input; remaining bones hold still".into());
+                break;
+            }
+            budget -= key_total;
+            let mut report = TrackReport {
+                index: b as u32,
+                target: b as u32,
+                target_name: scene.skeletons.first().and_then(|sk| sk.joints.get(b)).map(|j| j.name.clone()),
+                channels: Vec::new(),
+                flags: bone.flags,
+                slots: Vec::new(),
+                key_counts: Vec::new(),
+                reasons: Vec::new(),
+                skipped: None,
+            };
+            let mut track = JointTracks { joint: b, ..Default::default() };
+            if let Some((keys, time)) = t {
+                report.channels.push("translation".into());
+                report.key_counts.push(("translation".into(), keys.len() as u32));
+                track.translation = keys;
+                track.timing[0] = time;
+            }
+            if let Some((keys, time)) = r {
+                report.channels.push("rotation".into());
+                report.key_counts.push(("rotation".into(), keys.len() as u32));
+                track.rotation = keys;
+                track.timing[1] = time;
+            }
+            if let Some((keys, time)) = sc {
+                report.channels.push("scale".into());
+                report.key_counts.push(("scale".into(), keys.len() as u32));
+                track.scale = keys;
+                track.timing[2] = time;
+            }
+            joints.push(track);
+            clip.tracks.push(report);
+        }
+        if !model.bones.is_empty() {
+            clip.channels.push(Channel::BoneTracks { skeleton: 0, joints });
+        }
+        if let Some(skin) = skin {
+            material_channels(model, skin, unit_materials, s, &mut clip);
+        }
+        scene.clips.push(clip);
+    }
+    for (i, seq) in model.sequences.iter().enumerate() {
+        let exact = format!("id:{}.{}", seq.id, seq.variation);
+        scene.clip_aliases.push((exact, i));
+        if !scene.clip_aliases.iter().any(|(a, _)| a == &format!("id:{}", seq.id)) {
+            scene.clip_aliases.push((format!("id:{}", seq.id), i));
+        }
+    }
+}
+
+fn material_channels(model: &M2Model, skin: &Skin, unit_materials: &[Option<usize>], s: usize, clip: &mut Clip) {
+    for (unit, material) in skin.units.iter().zip(unit_materials) {
+        let Some(material) = *material else { continue };
+        if let Some(color) = usize::try_from(unit.color).ok().and_then(|c| model.colors.get(c)) {
+            if let Some((keys, time)) = clip_keys(&color.rgb, s, |v| v) {
+                clip.channels.push(Channel::MaterialColor { material, keys, time });
+            }
+            if let Some((keys, time)) = clip_keys(&color.alpha, s, |v| v) {
+                clip.channels.push(Channel::MaterialAlpha { material, keys, time });
+            }
+        }
+        let transparency = model
+            .transparency_lookup
+            .get(usize::from(unit.weight_combo))
+            .and_then(|&t| model.transparencies.get(usize::from(t)));
+        if let Some((keys, time)) = transparency.and_then(|t| clip_keys(t, s, |v| v)) {
+            clip.channels.push(Channel::MaterialAlpha { material, keys, time });
+        }
+        // Flag 0x10 marks a static unit: no texture animation.
+        let anim = model
+            .texture_anim_lookup
+            .get(usize::from(unit.transform_combo))
+            .and_then(|&a| usize::try_from(a).ok())
+            .and_then(|a| model.texture_anims.get(a))
+            .filter(|_| unit.flags & 0x10 == 0);
+        if let Some(anim) = anim {
+            let t = clip_keys(&anim.translation, s, |v| v);
+            let r = clip_keys(&anim.rotation, s, |q: Quat| q);
+            let sc = clip_keys(&anim.scale, s, |v| v);
+            if t.is_some() || r.is_some() || sc.is_some() {
+                let time = [
+                    t.as_ref().map(|k| k.1).unwrap_or_default(),
+                    r.as_ref().map(|k| k.1).unwrap_or_default(),
+                    sc.as_ref().map(|k| k.1).unwrap_or_default(),
+                ];
+                clip.channels.push(Channel::UvTransform {
+                    material,
+                    translation: t.map(|k| k.0).unwrap_or_default(),
+                    rotation: r.map(|k| k.0).unwrap_or_default(),
+                    scale: sc.map(|k| k.0).unwrap_or_default(),
+                    time,
+                });
+            }
+        }
+    }
+}
+
+/// `<id:04>-<variation:02>.anim`, the suffix of a sequence's .anim file after the model name.
+pub fn anim_file_suffix(id: u16, variation: u16) -> String {
+    format!("{id:04}-{variation:02}.anim")
+}
+
+fn build_markers(model: &M2Model, scene: &mut Scene) {
+    let bone_count = model.bones.len();
+    let mut counters = [0usize; 6];
+    for marker in &model.markers {
+        let k = marker.kind as usize;
+        let n = counters.get(k).copied().unwrap_or(0);
+        if let Some(c) = counters.get_mut(k) {
+            *c += 1;
+        }
+        let mut node = Node::new(
+            format!("{} {n}: {}", marker.kind.label(), marker.label),
+            NodeKind::Tag,
+            Mat4::from_translation(axes::position(marker.position)),
+        );
+        node.parent = Some(0);
+        if usize::from(marker.bone) < bone_count && marker.kind != MarkerKind::Camera {
+            node.joint = Some((0, usize::from(marker.bone)));
+        }
+        let index = scene.nodes.len();
+        scene.nodes.push(node);
+        if let Some(root) = scene.nodes.first_mut() {
+            root.children.push(index);
+        }
+    }
+}
+
+fn model_details(model: &M2Model, skin: Option<&Skin>, options: &BuildOptions, scene: &mut Scene) {
+    let mut sections = Vec::new();
+    let row = DetailRow::default;
+    sections.push(DetailSection {
+        title: "Model".into(),
+        rows: vec![
+            row()
+                .with("name", &model.name)
+                .with("version", model.version)
+                .with("flags", format!("{:#x}", model.flags))
+                .with("vertices", model.vertices.len())
+                .with("bones", model.bones.len())
+                .with("submeshes", skin.map(|s| s.submeshes.len()).unwrap_or(0))
+                .with("texture units", skin.map(|s| s.units.len()).unwrap_or(0))
+                .with("skin profiles declared", model.skin_profile_count),
+        ],
+    });
+    if let Some(skin) = skin {
+        let rows = skin
+            .units
+            .iter()
+            .enumerate()
+            .map(|(i, u)| {
+                let (flags, blend) = model.render_flags.get(usize::from(u.render_flags)).copied().unwrap_or((0, 0));
+                let texture = model.texture_lookup.get(usize::from(u.texture_combo)).copied();
+                let env = model.texcoord_lookup.get(usize::from(u.texcoord_combo)).is_some_and(|&c| c < 0);
+                row()
+                    .with("unit", i)
+                    .with("submesh", u.submesh)
+                    .with("priority", u.priority)
+                    .with("layer", u.layer)
+                    .with("blend", format!("{blend} {}", names::blend_mode_name(blend)))
+                    .with("flags", format!("{flags:#x} {}", names::render_flag_names(flags)))
+                    .with("texture", texture.map(|t| t.to_string()).unwrap_or_else(|| "-".into()))
+                    .with("textures", u.texture_count)
+                    .with("color", u.color)
+                    .with("transparency", u.weight_combo)
+                    .with(
+                        "uv anim",
+                        model.texture_anim_lookup.get(usize::from(u.transform_combo)).copied().unwrap_or(-1),
+                    )
+                    .with("env map", if env { "yes" } else { "no" })
+            })
+            .collect();
+        sections.push(DetailSection { title: "Texture units".into(), rows });
+    }
+    let rows = model
+        .textures
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let file = if t.kind == 0 {
+                t.name.clone()
+            } else {
+                match &options.replaceable_texture {
+                    Some(f) => format!("{f} (chosen: no name in the model)"),
+                    None => "(no name in the model)".into(),
+                }
+            };
+            row()
+                .with("texture", i)
+                .with("type", format!("{} {}", t.kind, names::texture_type_name(t.kind)))
+                .with("flags", format!("{:#x}", t.flags))
+                .with("file", file)
+        })
+        .collect();
+    sections.push(DetailSection { title: "Textures".into(), rows });
+    let rows = model
+        .sequences
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let keys = match model.anim_present.get(i).copied().flatten() {
+                None if s.is_alias() => format!("alias of {}", s.alias_next),
+                None => "in file".into(),
+                Some(true) => format!("{} present", anim_file_suffix(s.id, s.variation)),
+                Some(false) => format!("{} MISSING", anim_file_suffix(s.id, s.variation)),
+            };
+            row()
+                .with("index", i)
+                .with("id", s.id)
+                .with("name", names::animation_name(s.id))
+                .with("variation", s.variation)
+                .with("duration ms", s.duration_ms)
+                .with("flags", format!("{:#x}", s.flags))
+                .with("keyframes", keys)
+                .with("next variation", s.next_variation)
+        })
+        .collect();
+    sections.push(DetailSection { title: "Sequences".into(), rows });
+    let rows = model
+        .global_periods
+        .iter()
+        .enumerate()
+        .map(|(i, p)| row().with("global sequence", i).with("duration ms", p))
+        .collect();
+    sections.push(DetailSection { title: "Global sequences".into(), rows });
+    let rows = model
+        .markers
+        .iter()
+        .map(|m| {
+            row()
+                .with("kind", m.kind.label())
+                .with("name", &m.label)
+                .with("bone", if m.kind == MarkerKind::Camera { "-".to_string() } else { m.bone.to_string() })
+                .with("position", format!("({:.3}, {:.3}, {:.3})", m.position.x, m.position.y, m.position.z))
+        })
+        .collect();
+    sections.push(DetailSection { title: "Attachments, events, lights, cameras, emitters".into(), rows });
+    scene.details.extend(sections);
+}

@@ -1,0 +1,366 @@
+//! M2Track reading: `{u16 interpolation, i16 globalSequence, M2Array<M2Array<u32>> timestamps,
+//! M2Array<M2Array<T>> values}`, with one inner pair per sequence. Inner arrays point into the
+//! .m2 or, for sequences whose keyframes live outside it, into that sequence's `.anim` file.
+//!
+//! A damaged track is local damage: it becomes a warning and an empty track, never an error.
+//! Compressed values are turned into floats here, so nothing downstream sees the packed form.
+
+use std::cell::Cell;
+
+use glam::{Quat, Vec3};
+
+use super::layout::*;
+use crate::formats::reader::Reader;
+use crate::scene::{Key, TrackTime};
+
+/// Interpolation types. 2 and 3 (Hermite/Bezier, the sources disagree which is which) store
+/// each value as a (value, in-tangent, out-tangent) triple; only the value is kept and played
+/// linearly.
+pub const INTERP_NONE: u16 = 0;
+pub const INTERP_LINEAR: u16 = 1;
+
+/// Decodes a compressed quaternion component: `(v < 0 ? v + 32768 : v - 32767) / 32767`.
+pub fn quat_component(v: i16) -> f32 {
+    let v = i32::from(v);
+    let shifted = if v < 0 { v + 32768 } else { v - 32767 };
+    shifted as f32 / 32767.0
+}
+
+/// Four i16 in x, y, z, w order, decoded and normalised (identity when degenerate).
+pub fn compressed_quat(raw: [i16; 4]) -> Quat {
+    let [x, y, z, w] = raw.map(quat_component);
+    let q = Quat::from_xyzw(x, y, z, w);
+    if q.length_squared() > 1e-12 && q.is_finite() { q.normalize() } else { Quat::IDENTITY }
+}
+
+/// Fixed-point shorts (alpha): `i16 / 32767`.
+pub fn fixed16(v: i16) -> f32 {
+    f32::from(v) / 32767.0
+}
+
+/// How one value of a track type is stored.
+#[derive(Clone, Copy)]
+pub struct ValueKind<T> {
+    pub size: u64,
+    pub parse: fn(&[u8]) -> Option<T>,
+}
+
+fn arr<const N: usize>(b: &[u8], at: usize) -> Option<[u8; N]> {
+    b.get(at..at.checked_add(N)?)?.try_into().ok()
+}
+
+fn f32_at(b: &[u8], at: usize) -> Option<f32> {
+    arr::<4>(b, at).map(f32::from_le_bytes)
+}
+
+fn i16_at(b: &[u8], at: usize) -> Option<i16> {
+    arr::<2>(b, at).map(i16::from_le_bytes)
+}
+
+pub const VEC3: ValueKind<Vec3> = ValueKind {
+    size: 12,
+    parse: |b| {
+        let v = Vec3::new(f32_at(b, 0)?, f32_at(b, 4)?, f32_at(b, 8)?);
+        v.is_finite().then_some(v)
+    },
+};
+
+pub const COMPRESSED_QUAT: ValueKind<Quat> = ValueKind {
+    size: 8,
+    parse: |b| Some(compressed_quat([i16_at(b, 0)?, i16_at(b, 2)?, i16_at(b, 4)?, i16_at(b, 6)?])),
+};
+
+pub const FLOAT_QUAT: ValueKind<Quat> = ValueKind {
+    size: 16,
+    parse: |b| {
+        let q = Quat::from_xyzw(f32_at(b, 0)?, f32_at(b, 4)?, f32_at(b, 8)?, f32_at(b, 12)?);
+        (q.is_finite() && q.length_squared() > 1e-12).then(|| q.normalize())
+    },
+};
+
+pub const FIXED16: ValueKind<f32> = ValueKind { size: 2, parse: |b| Some(fixed16(i16_at(b, 0)?)) };
+
+pub const FLOAT: ValueKind<f32> = ValueKind { size: 4, parse: |b| f32_at(b, 0).filter(|v| v.is_finite()) };
+
+/// One decoded track: keys per sequence, or one key list looping on a global sequence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Track<T> {
+    pub interpolation: u16,
+    pub global_sequence: Option<usize>,
+    /// Loop length in ms when `global_sequence` is set (0 when the index was out of range).
+    pub global_period: u32,
+    /// Indexed by sequence; a global track holds sequence 0's keys only.
+    pub sequences: Vec<Vec<Key<T>>>,
+}
+
+impl<T> Default for Track<T> {
+    fn default() -> Self {
+        Self { interpolation: INTERP_NONE, global_sequence: None, global_period: 0, sequences: Vec::new() }
+    }
+}
+
+impl<T: Copy> Track<T> {
+    /// The keys that play in `sequence`, and how they read time.
+    pub fn keys_for(&self, sequence: usize) -> (&[Key<T>], TrackTime) {
+        match self.global_sequence {
+            Some(_) => (
+                self.sequences.first().map(Vec::as_slice).unwrap_or(&[]),
+                TrackTime::Loop { period: self.global_period as f32 },
+            ),
+            None => (self.sequences.get(sequence).map(Vec::as_slice).unwrap_or(&[]), TrackTime::Clip),
+        }
+    }
+
+    /// The first stored value of any sequence: the static value for the rest pose.
+    pub fn first_value(&self) -> Option<T> {
+        self.sequences.iter().find_map(|keys| keys.first()).map(|k| k.value)
+    }
+
+    pub fn key_count(&self) -> usize {
+        self.sequences.iter().map(Vec::len).sum()
+    }
+
+    pub fn is_animated(&self) -> bool {
+        self.sequences.iter().any(|k| !k.is_empty())
+    }
+}
+
+/// Where each sequence's keyframes live.
+#[derive(Clone, Copy)]
+pub enum KeySource<'a> {
+    /// Inner arrays point into this file (the .m2, or the sequence's .anim).
+    File(Reader<'a>),
+    /// The .anim file is missing: the sequence plays the rest pose.
+    Missing,
+}
+
+/// Reads tracks against the model's sequences, with a budget on decoded keys so that arrays
+/// shared by many references cannot make a small file allocate without bound.
+pub struct TrackReader<'a> {
+    pub m2: Reader<'a>,
+    /// Per sequence: the sequence whose inner arrays it uses (aliases resolved) and their file.
+    pub sources: Vec<(usize, KeySource<'a>)>,
+    pub global_periods: Vec<u32>,
+    budget: Cell<u64>,
+}
+
+/// Keys decoded per byte of input before the budget stops decoding.
+const KEYS_PER_INPUT_BYTE: u64 = 4;
+
+impl<'a> TrackReader<'a> {
+    pub fn new(m2: Reader<'a>, sources: Vec<(usize, KeySource<'a>)>, global_periods: Vec<u32>, input_len: u64) -> Self {
+        let budget = input_len.saturating_mul(KEYS_PER_INPUT_BYTE).max(1 << 16);
+        Self { m2, sources, global_periods, budget: Cell::new(budget) }
+    }
+
+    /// Reads the track header at `at` in the .m2. Damage becomes a warning and an empty track.
+    pub fn read<T: Copy>(&self, at: u64, kind: ValueKind<T>, field: &str, warnings: &mut Vec<String>) -> Track<T> {
+        match self.try_read(at, kind, field, warnings) {
+            Ok(track) => track,
+            Err(why) => {
+                warnings.push(format!("{field} at {at:#x}: {why}; track ignored"));
+                Track::default()
+            }
+        }
+    }
+
+    fn try_read<T: Copy>(
+        &self,
+        at: u64,
+        kind: ValueKind<T>,
+        field: &str,
+        warnings: &mut Vec<String>,
+    ) -> Result<Track<T>, String> {
+        let r = &self.m2;
+        let e = |e: crate::formats::DecodeError| e.to_string();
+        let interpolation = r.u16(at + TRACK_INTERPOLATION, field).map_err(e)?;
+        let global = r.i16(at + TRACK_GLOBAL_SEQUENCE, field).map_err(e)?;
+        let (ts_count, ts_offset) = m2array(r, at + TRACK_TIMESTAMPS, field)?;
+        let (val_count, val_offset) = m2array(r, at + TRACK_VALUES, field)?;
+        if interpolation > 3 {
+            return Err(format!("interpolation type {interpolation} is not 0..=3"));
+        }
+        let value_size = if interpolation >= 2 { kind.size * 3 } else { kind.size };
+        let mut track = Track { interpolation, ..Track::default() };
+        let outer_count = ts_count.min(val_count);
+        if ts_count != val_count {
+            warnings.push(format!(
+                "{field} at {at:#x}: {ts_count} timestamp lists but {val_count} value lists; using {outer_count}"
+            ));
+        }
+        if global >= 0 {
+            let g = global as usize;
+            track.global_sequence = Some(g);
+            match self.global_periods.get(g) {
+                Some(&p) => track.global_period = p,
+                None => warnings.push(format!(
+                    "{field} at {at:#x}: global sequence {g} out of range (model has {}); plays time 0",
+                    self.global_periods.len()
+                )),
+            }
+        }
+        // Outer arrays are in the .m2 whatever the sequence.
+        r.table(ts_offset, outer_count, M2ARRAY_SIZE, field).map_err(e)?;
+        r.table(val_offset, outer_count, M2ARRAY_SIZE, field).map_err(e)?;
+        let wanted = if track.global_sequence.is_some() { outer_count.min(1) } else { self.sources.len() as u64 };
+        if track.global_sequence.is_none() && outer_count > self.sources.len() as u64 {
+            warnings.push(format!(
+                "{field} at {at:#x}: {outer_count} key lists for {} sequences; extra lists ignored",
+                self.sources.len()
+            ));
+        }
+        for seq in 0..wanted {
+            // Global tracks use sequence 0's arrays in the .m2; others follow aliases and .anim files.
+            let (data_seq, source) = if track.global_sequence.is_some() {
+                (0, KeySource::File(*r))
+            } else {
+                self.sources.get(seq as usize).copied().unwrap_or((seq as usize, KeySource::Missing))
+            };
+            let data_seq = data_seq as u64;
+            if data_seq >= outer_count {
+                track.sequences.push(Vec::new());
+                continue;
+            }
+            let KeySource::File(file) = source else {
+                track.sequences.push(Vec::new());
+                continue;
+            };
+            let (n_ts, o_ts) = m2array(r, ts_offset + data_seq * M2ARRAY_SIZE, field)?;
+            let (n_val, o_val) = m2array(r, val_offset + data_seq * M2ARRAY_SIZE, field)?;
+            let n = n_ts.min(n_val);
+            if n_ts != n_val {
+                warnings.push(format!(
+                    "{field} at {at:#x}, sequence {seq}: {n_ts} timestamps but {n_val} values; using {n}"
+                ));
+            }
+            let times = file.bytes(o_ts, n.checked_mul(4).ok_or("key count overflows")?, field).map_err(e)?;
+            let values =
+                file.bytes(o_val, n.checked_mul(value_size).ok_or("key count overflows")?, field).map_err(e)?;
+            let left = self.budget.get();
+            if n > left {
+                return Err("too many keys for the size of the input (shared key arrays?)".into());
+            }
+            self.budget.set(left - n);
+            let mut keys = Vec::with_capacity(n as usize);
+            for (t, v) in times.chunks_exact(4).zip(values.chunks_exact(value_size as usize)) {
+                let time = u32::from_le_bytes(t.try_into().map_err(|_| "short timestamp")?);
+                if let Some(value) = (kind.parse)(v) {
+                    keys.push(Key { time: time as f32, value });
+                }
+            }
+            if interpolation == INTERP_NONE {
+                keys = step_keys(keys);
+            }
+            track.sequences.push(keys);
+        }
+        Ok(track)
+    }
+}
+
+/// `{count, offset}` at `at`.
+pub fn m2array(r: &Reader, at: u64, field: &str) -> Result<(u64, u64), String> {
+    let count = r.u32(at, field).map_err(|e| e.to_string())?;
+    let offset = r.u32(at + 4, field).map_err(|e| e.to_string())?;
+    Ok((u64::from(count), u64::from(offset)))
+}
+
+/// Step interpolation expressed with linear keys: each value is held until the next key's
+/// time, where a duplicate key of the old value precedes the new one.
+fn step_keys<T: Copy>(keys: Vec<Key<T>>) -> Vec<Key<T>> {
+    if keys.len() < 2 {
+        return keys;
+    }
+    let mut out = Vec::with_capacity(keys.len() * 2);
+    let mut previous: Option<Key<T>> = None;
+    for key in keys {
+        if let Some(p) = previous {
+            out.push(Key { time: key.time, value: p.value });
+        }
+        out.push(key);
+        previous = Some(key);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::anim::{sample_quat, sample_vec3};
+
+    #[test]
+    fn compressed_quaternion_decodes_like_wmv() {
+        assert_eq!(quat_component(32767), 0.0);
+        assert_eq!(quat_component(-1), 1.0);
+        assert_eq!(quat_component(-32768), 0.0);
+        assert!((quat_component(0) + 1.0).abs() < 1e-6);
+        // Identity: x, y, z = 0 (stored 32767), w = 1 (stored -1).
+        let q = compressed_quat([32767, 32767, 32767, -1]);
+        assert!(q.abs_diff_eq(Quat::IDENTITY, 1e-6));
+        // 90 degrees about Z: z = w = sqrt(1/2) ≈ 0.7071 → stored as v - 32768 = 23170 - 32768.
+        let half = (0.5f32.sqrt() * 32767.0).round() as i32;
+        let stored = (half - 32768) as i16;
+        let q = compressed_quat([32767, 32767, stored, stored]);
+        assert!(q.abs_diff_eq(Quat::from_rotation_z(std::f32::consts::FRAC_PI_2), 1e-4), "{q:?}");
+    }
+
+    /// Builds a tiny .m2-like buffer holding one vec3 track with 2 keys at 0 and 100 ms, tied
+    /// to global sequence 0 (period 200 ms).
+    #[test]
+    fn two_key_track_with_a_global_sequence() {
+        let mut data = vec![0u8; 0x100];
+        let track_at = 0x10usize;
+        let put_u32 = |d: &mut Vec<u8>, at: usize, v: u32| d[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        data[track_at..track_at + 2].copy_from_slice(&1u16.to_le_bytes()); // linear
+        data[track_at + 2..track_at + 4].copy_from_slice(&0i16.to_le_bytes()); // global sequence 0
+        put_u32(&mut data, track_at + 4, 1);
+        put_u32(&mut data, track_at + 8, 0x40);
+        put_u32(&mut data, track_at + 12, 1);
+        put_u32(&mut data, track_at + 16, 0x48);
+        // Inner arrays.
+        put_u32(&mut data, 0x40, 2);
+        put_u32(&mut data, 0x44, 0x60);
+        put_u32(&mut data, 0x48, 2);
+        put_u32(&mut data, 0x4C, 0x70);
+        put_u32(&mut data, 0x60, 0);
+        put_u32(&mut data, 0x64, 100);
+        for (i, v) in [0.0f32, 0.0, 0.0, 10.0, 20.0, 30.0].iter().enumerate() {
+            data[0x70 + 4 * i..0x74 + 4 * i].copy_from_slice(&v.to_le_bytes());
+        }
+        let r = Reader::new(&data, "wow-m2");
+        let sources = vec![(0, KeySource::File(r)), (1, KeySource::Missing)];
+        let reader = TrackReader::new(r, sources, vec![200], data.len() as u64);
+        let mut warnings = Vec::new();
+        let track = reader.read(track_at as u64, VEC3, "test track", &mut warnings);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(track.global_sequence, Some(0));
+        // Any sequence (even one whose .anim is missing) plays the global keys, looping every 200 ms.
+        let (keys, time) = track.keys_for(1);
+        assert_eq!(keys.len(), 2);
+        assert_eq!(time, TrackTime::Loop { period: 200.0 });
+        let at = |t: f32| sample_vec3(keys, time.apply(t)).unwrap();
+        assert!(at(50.0).abs_diff_eq(Vec3::new(5.0, 10.0, 15.0), 1e-5));
+        assert!(at(250.0).abs_diff_eq(Vec3::new(5.0, 10.0, 15.0), 1e-5));
+        assert!(at(150.0).abs_diff_eq(Vec3::new(10.0, 20.0, 30.0), 1e-5), "clamped after the last key");
+    }
+
+    #[test]
+    fn step_interpolation_holds_values() {
+        let keys = vec![Key { time: 0.0, value: Vec3::ZERO }, Key { time: 10.0, value: Vec3::ONE }];
+        let stepped = step_keys(keys);
+        assert_eq!(sample_vec3(&stepped, 9.9), Some(Vec3::ZERO));
+        assert_eq!(sample_vec3(&stepped, 10.0), Some(Vec3::ONE));
+        let q = vec![Key { time: 0.0, value: Quat::IDENTITY }];
+        assert_eq!(sample_quat(&step_keys(q), 5.0), Some(Quat::IDENTITY));
+    }
+
+    #[test]
+    fn damaged_track_is_a_warning() {
+        let data = vec![0xFFu8; 40];
+        let r = Reader::new(&data, "wow-m2");
+        let reader = TrackReader::new(r, vec![(0, KeySource::File(r))], vec![], 40);
+        let mut warnings = Vec::new();
+        let track = reader.read(0, VEC3, "t", &mut warnings);
+        assert!(!track.is_animated());
+        assert_eq!(warnings.len(), 1);
+    }
+}
