@@ -36,7 +36,7 @@ fn skinning_scene() -> Scene {
     let joints = (0..bones)
         .map(|i| Joint { name: format!("b{i}"), parent: i.checked_sub(1), pivot: Vec3::new(0.0, i as f32 * 0.1, 0.0) })
         .collect();
-    scene.skeletons.push(Skeleton { name: "s".into(), joints });
+    scene.skeletons.push(Skeleton { name: "s".into(), joints, ..Default::default() });
     let tracks = (0..bones)
         .map(|joint| JointTracks {
             joint,

@@ -18,6 +18,12 @@ pub struct Summary {
     /// Every material with its texture and, where the format resolves textures itself
     /// (Quake II skins), the file found or `null` when it is missing.
     pub textures: Vec<TextureSummary>,
+    /// Joint hierarchies of skinned formats.
+    pub skeletons: Vec<SkeletonSummary>,
+    /// Attachment points (tag nodes) and the joint each follows.
+    pub tags: Vec<TagSummary>,
+    /// Levels of detail, finest first; empty when the format has none.
+    pub lods: Vec<LodSummary>,
     /// Every clip the model has (TPW sibling animations, Quake II frame groups...).
     pub clips: Vec<ClipSummary>,
     /// The clip of the opened animation file, when one was opened.
@@ -49,6 +55,30 @@ pub struct NodeSummary {
     pub sheared: bool,
     /// Local matrix, row-major with translation in elements 12..14 (as TPW stores it).
     pub local: [f32; 16],
+}
+
+#[derive(Debug, Serialize)]
+pub struct SkeletonSummary {
+    pub name: String,
+    pub joints: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct TagSummary {
+    pub node: usize,
+    pub name: String,
+    /// The (skeleton, joint) the tag follows.
+    pub joint: Option<(usize, usize)>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct LodSummary {
+    pub name: String,
+    pub meshes: Vec<usize>,
+    pub vertices: usize,
+    pub triangles: usize,
+    /// Texture (shader) names of the level's materials, each once.
+    pub textures: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -188,6 +218,36 @@ impl Summary {
                 skipped: c.tracks.iter().filter(|t| t.skipped.is_some()).count(),
             })
             .collect();
+        let skeletons =
+            scene.skeletons.iter().map(|s| SkeletonSummary { name: s.name.clone(), joints: s.joints.len() }).collect();
+        let tags = scene
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.kind == NodeKind::Tag)
+            .map(|(node, n)| TagSummary { node, name: n.name.clone(), joint: n.joint })
+            .collect();
+        let lods = scene
+            .lods
+            .iter()
+            .map(|lod| {
+                let meshes: Vec<&crate::scene::Mesh> = lod.meshes.iter().filter_map(|&m| scene.meshes.get(m)).collect();
+                let mut textures: Vec<String> = Vec::new();
+                let names = meshes.iter().flat_map(|m| &m.submeshes).filter_map(|s| scene.materials.get(s.material?));
+                for name in names.filter_map(|m| m.texture.clone()) {
+                    if !textures.contains(&name) {
+                        textures.push(name);
+                    }
+                }
+                LodSummary {
+                    name: lod.name.clone(),
+                    meshes: lod.meshes.clone(),
+                    vertices: meshes.iter().map(|m| m.source_positions.len()).sum(),
+                    triangles: meshes.iter().map(|m| m.triangles.len()).sum(),
+                    textures,
+                }
+            })
+            .collect();
         let opened =
             (scene.kind == SceneKind::Animation).then(|| scene.default_clip.and_then(|c| scene.clips.get(c))).flatten();
         let mut warnings = scene.warnings.clone();
@@ -203,6 +263,9 @@ impl Summary {
             nodes,
             meshes,
             textures,
+            skeletons,
+            tags,
+            lods,
             clips,
             clip: opened.map(|c| c.name.clone()),
             frames: opened.map(|c| c.length()),
@@ -276,6 +339,7 @@ impl Summary {
                 }
             }
         }
+        self.skinning_text(&mut out);
         if !self.clips.is_empty() {
             let _ = writeln!(out, "\nAnimations:");
             for c in &self.clips {
@@ -349,6 +413,36 @@ impl Summary {
             let _ = writeln!(out, "  - {w}");
         }
         out
+    }
+
+    /// Levels of detail, skeletons and tags, each only when the model has some.
+    fn skinning_text(&self, out: &mut String) {
+        use std::fmt::Write;
+        if !self.lods.is_empty() {
+            let _ = writeln!(out, "\nLevels of detail ({}):", self.lods.len());
+            for lod in &self.lods {
+                let _ = writeln!(
+                    out,
+                    "  {}: {} surfaces, {} vertices, {} triangles; shaders: {}",
+                    lod.name,
+                    lod.meshes.len(),
+                    lod.vertices,
+                    lod.triangles,
+                    if lod.textures.is_empty() { "none".to_string() } else { lod.textures.join(", ") }
+                );
+            }
+        }
+        for s in &self.skeletons {
+            let _ = writeln!(out, "\nSkeleton {}: {} joints", s.name, s.joints);
+        }
+        if !self.tags.is_empty() {
+            let _ = writeln!(out, "\nTags ({}):", self.tags.len());
+            for t in &self.tags {
+                let joint =
+                    t.joint.map(|(s, j)| format!("joint {j} of skeleton {s}")).unwrap_or_else(|| "no joint".into());
+                let _ = writeln!(out, "  {} (node {}): follows {joint}", t.name, t.node);
+            }
+        }
     }
 
     fn node_tree_text(&self, out: &mut String, index: usize, depth: usize, guard: usize) {

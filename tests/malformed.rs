@@ -23,6 +23,8 @@ fn fixtures() -> Vec<(String, Vec<u8>)> {
         [".md2", ".mdr", ".m2", ".skin"].iter().any(|ext| lower.ends_with(ext))
     }));
     out.push(("quake2 writer".to_string(), quake2_fixture()));
+    out.push(("mdr arm".to_string(), mdview::formats::mdr::writer::arm(false).to_bytes()));
+    out.push(("mdr arm compressed".to_string(), mdview::formats::mdr::writer::arm(true).to_bytes()));
     out
 }
 

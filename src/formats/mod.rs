@@ -7,6 +7,7 @@
 
 pub mod error;
 pub mod m2;
+pub mod mdr;
 pub mod quake2;
 pub mod quake_axes;
 pub mod reader;
@@ -60,14 +61,9 @@ pub fn decode_bytes(data: &[u8]) -> DecodeResult<Scene> {
     match detect(data)? {
         FormatKind::TpwMd2 => tpw::decode(data),
         FormatKind::Quake2Md2 => quake2::decode(data),
+        FormatKind::Quake3Mdr => mdr::decode(data),
         FormatKind::WowM2 => m2::decode(data),
         FormatKind::WowSkin => Err(m2::lone_skin_error(None)),
-        other => Err(DecodeError::unsupported(
-            other.id(),
-            "magic",
-            0,
-            format!("{} files are not supported yet", other.label()),
-        )),
     }
 }
 
@@ -82,7 +78,7 @@ pub fn open(path: &Path) -> Result<Scene, OpenError> {
         FormatKind::Quake2Md2 => quake2::open(path, &data),
         FormatKind::WowM2 => m2::open(path, &data),
         FormatKind::WowSkin => Err(m2::lone_skin_error(Some(path))),
-        _ => decode_bytes(&data),
+        FormatKind::Quake3Mdr => mdr::decode(&data),
     }
     .map_err(|source| OpenError::Decode { path: display, source })?;
     scene.path = Some(path.to_path_buf());

@@ -19,18 +19,26 @@ pub struct Pose {
     pub positions: Vec<Option<Vec<Vec3>>>,
     /// Per mesh: render-vertex UVs when the clip animates them, else `None`.
     pub uvs: Vec<Option<Vec<Vec2>>>,
-    /// Per mesh: render-vertex normals when the clip supplies them (Quake II's normal table),
-    /// else `None` (moved meshes then get recomputed normals from [`Pose::mesh_normals`]).
+    /// Per mesh: render-vertex normals when the clip supplies them (Quake II's normal table) or
+    /// skinning moved them (unit length), else `None` (moved meshes then get recomputed normals
+    /// from [`Pose::mesh_normals`]).
     pub normals: Vec<Option<Vec<Vec3>>>,
-    /// Per skeleton: joint matrices in model space.
+    /// Per skeleton: joint matrices in model space (the skeleton's rest pose when no channel
+    /// drives it).
     pub joints: Vec<Vec<Mat4>>,
     /// Per material: RGBA colour, `base_color` with the clip's colour and alpha channels applied.
     pub material_colors: Vec<Vec4>,
     /// Per material: the transform applied to `(u, v, 0, 1)` before sampling (identity unless a
     /// [`Channel::UvTransform`] animates it).
     pub uv_transforms: Vec<Mat4>,
+    /// The level of detail to show, an index into [`Scene::lods`] (clamped to the coarsest);
+    /// the nodes of every other level are hidden and their meshes not skinned. Set it before
+    /// [`Pose::evaluate`]; 0 is the finest.
+    pub lod: usize,
     /// Scratch: per mesh, animated source positions.
     source_scratch: Vec<Vec<Vec3>>,
+    /// Scratch: per mesh, skinned source normals.
+    normal_scratch: Vec<Vec<Vec3>>,
 }
 
 impl Pose {
@@ -63,7 +71,15 @@ impl Pose {
         let mut uv_moved = vec![false; mesh_count];
         let mut normals_set = vec![false; mesh_count];
         self.normals.resize(mesh_count, None);
+        self.normal_scratch.resize(mesh_count, Vec::new());
         self.joints.resize(scene.skeletons.len(), Vec::new());
+        // Joints start at the rest pose; skinning runs only for skeletons a channel drives.
+        for (out, skeleton) in self.joints.iter_mut().zip(&scene.skeletons) {
+            out.clear();
+            out.extend_from_slice(&skeleton.rest_pose);
+        }
+        let mut driven = vec![false; scene.skeletons.len()];
+        self.hide_other_lods(scene);
 
         let clip: Option<&Clip> = clip.and_then(|c| scene.clips.get(c));
         let time = if time.is_finite() { time } else { 0.0 };
@@ -165,15 +181,17 @@ impl Pose {
                     }
                 }
                 Channel::BoneFrames { skeleton, times, frames } => {
-                    if let Some(out) = self.joints.get_mut(*skeleton) {
+                    if let (Some(out), Some(flag)) = (self.joints.get_mut(*skeleton), driven.get_mut(*skeleton)) {
                         sample_matrix_frames(times, frames, time, out);
+                        *flag = true;
                     }
                 }
                 Channel::BoneTracks { skeleton, joints } => {
                     if let Some(skel) = scene.skeletons.get(*skeleton) {
                         let out = self.joints.get_mut(*skeleton);
-                        if let Some(out) = out {
+                        if let (Some(out), Some(flag)) = (out, driven.get_mut(*skeleton)) {
                             evaluate_bone_tracks(skel, joints, time, out);
+                            *flag = true;
                         }
                     }
                 }
@@ -211,15 +229,41 @@ impl Pose {
             }
         }
 
-        // Skinned meshes pose from their skeleton's joints.
+        // Skinned meshes pose from their skeleton's joints (hidden LODs are skipped).
         for (index, mesh) in scene.meshes.iter().enumerate() {
             if let Some(skin) = &mesh.skin
+                && driven.get(skin.skeleton).copied().unwrap_or(false)
+                && mesh.node.is_none_or(|n| self.visible.get(n).copied().unwrap_or(true))
                 && self.joints.get(skin.skeleton).is_some_and(|j| !j.is_empty())
                 && let Some(slot) = self.joints.get_mut(skin.skeleton)
             {
                 let joints = std::mem::take(slot);
+                // Influences without normals (all zero) leave normals to be recomputed.
+                let has_normals = skin.influences.iter().any(|i| i.normal != Vec3::ZERO);
+                let mut source_normals = self.normal_scratch.get_mut(index).map(std::mem::take).unwrap_or_default();
                 if let Some(source) = self.begin_source(scene, index, &mut moved) {
-                    skin_positions(skin, &joints, source);
+                    if has_normals {
+                        source_normals.clear();
+                        source_normals.resize(source.len(), Vec3::ZERO);
+                        skin_positions_and_normals(skin, &joints, source, &mut source_normals);
+                    } else {
+                        skin_positions(skin, &joints, source);
+                    }
+                }
+                if has_normals
+                    && let (Some(slot), Some(flag)) = (self.normals.get_mut(index), normals_set.get_mut(index))
+                {
+                    let out = slot.get_or_insert_with(Vec::new);
+                    out.clear();
+                    out.extend(
+                        mesh.vertex_source.iter().map(|&s| {
+                            source_normals.get(s as usize).and_then(|n| n.try_normalize()).unwrap_or(Vec3::Y)
+                        }),
+                    );
+                    *flag = true;
+                }
+                if let Some(scratch) = self.normal_scratch.get_mut(index) {
+                    *scratch = source_normals;
                 }
                 if let Some(slot) = self.joints.get_mut(skin.skeleton) {
                     *slot = joints;
@@ -258,6 +302,19 @@ impl Pose {
                 && let (Some(world), Some(local)) = (self.world.get_mut(index), self.locals.get(index))
             {
                 *world = *m * *local;
+            }
+        }
+    }
+
+    /// Hides the nodes of every level of detail but the one [`Pose::lod`] picks.
+    fn hide_other_lods(&mut self, scene: &Scene) {
+        let shown = self.lod.min(scene.lods.len().saturating_sub(1));
+        for (_, lod) in scene.lods.iter().enumerate().filter(|&(level, _)| level != shown) {
+            let mesh_nodes = lod.meshes.iter().filter_map(|&m| scene.meshes.get(m).and_then(|m| m.node));
+            for node in lod.node.into_iter().chain(mesh_nodes) {
+                if let Some(v) = self.visible.get_mut(node) {
+                    *v = false;
+                }
             }
         }
     }
@@ -425,6 +482,26 @@ fn evaluate_bone_tracks(skeleton: &super::Skeleton, tracks: &[super::JointTracks
         if let Some(slot) = out.get_mut(i) {
             *slot = parent_world * local;
         }
+    }
+}
+
+/// Linear blend skinning of positions and normals per source vertex, as the Quake 3 engine does
+/// for MDR: `pos = Σ weight · (joint · offset)` and `normal = Σ weight · (joint₃ₓ₃ · normal)`.
+/// Normals come out unnormalised; callers renormalise. Out-of-range joints add nothing.
+pub fn skin_positions_and_normals(skin: &SkinWeights, joints: &[Mat4], positions: &mut [Vec3], normals: &mut [Vec3]) {
+    for ((position, normal), &(start, count)) in positions.iter_mut().zip(normals.iter_mut()).zip(&skin.ranges) {
+        let end = start.saturating_add(count) as usize;
+        let Some(influences) = skin.influences.get(start as usize..end) else { continue };
+        // Four-lane sums: `Mat4 * Vec4` is one SIMD multiply-add chain per influence.
+        let (mut p, mut n) = (Vec4::ZERO, Vec4::ZERO);
+        for inf in influences {
+            if let Some(m) = joints.get(inf.joint as usize) {
+                p += (*m * inf.offset.extend(1.0)) * inf.weight;
+                n += (*m * inf.normal.extend(0.0)) * inf.weight;
+            }
+        }
+        *position = p.truncate();
+        *normal = n.truncate();
     }
 }
 

@@ -21,8 +21,9 @@
 //! - **Quake II `.md2`**: one mesh node; every frame is a [`Channel::PackedFrames`] sample of
 //!   all source positions (kept quantised), grouped into clips by frame name.
 //! - **Quake 3 `.mdr`**: one skinned mesh per surface ([`SkinWeights`], offsets per influence),
-//!   bones as a [`Skeleton`], per-frame bone matrices in [`Channel::BoneFrames`]; tags are nodes
-//!   with [`NodeKind::Tag`] that follow their bone.
+//!   bones as a [`Skeleton`] (frame 0 as its rest pose), per-frame bone matrices in
+//!   [`Channel::BoneFrames`]; tags are nodes with [`NodeKind::Tag`] that follow their bone.
+//!   Every LOD's surfaces are meshes, grouped per level in [`Scene::lods`].
 //! - **WoW `.m2`**: skinned meshes per submesh, bones with pivots and TRS key tracks in
 //!   [`Channel::BoneTracks`] (time in milliseconds), UV transforms and colour/alpha channels.
 
@@ -341,6 +342,9 @@ impl Material {
 pub struct Skeleton {
     pub name: String,
     pub joints: Vec<Joint>,
+    /// Model-space joint matrices of the rest pose (MDR: frame 0), so that tags and attachments
+    /// sit on their joints when no clip plays. Empty when the format has none.
+    pub rest_pose: Vec<Mat4>,
 }
 
 #[derive(Debug, Clone)]
@@ -558,6 +562,15 @@ impl Clip {
     }
 }
 
+/// One level of detail (MDR LODs): the meshes drawn at that level and the transform-only
+/// node that groups them. [`anim::Pose::lod`] picks the level; the others are hidden.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LodLevel {
+    pub name: String,
+    pub node: Option<usize>,
+    pub meshes: Vec<usize>,
+}
+
 /// A decoded model, ready for the renderer and the UI.
 #[derive(Debug, Clone)]
 pub struct Scene {
@@ -576,6 +589,8 @@ pub struct Scene {
     /// Header fields kept raw for reverse engineers.
     pub raw: Vec<RawField>,
     pub warnings: Vec<String>,
+    /// Levels of detail, finest first; empty when the format has none (every mesh is drawn).
+    pub lods: Vec<LodLevel>,
     /// Format-specific tables for `info` and the panel (M2 skins, texture units, sequences...).
     pub details: Vec<DetailSection>,
     /// Extra names that select a clip in [`resolve_clip`] (M2: `id:5`, `id:0.1` for animation
@@ -628,6 +643,7 @@ impl Scene {
             default_clip: None,
             raw: Vec::new(),
             warnings: Vec::new(),
+            lods: Vec::new(),
             details: Vec::new(),
             clip_aliases: Vec::new(),
         }

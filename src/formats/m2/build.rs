@@ -100,7 +100,8 @@ fn build_skeleton(model: &M2Model, scene: &mut Scene) {
     if model.bones.is_empty() {
         return;
     }
-    let mut skeleton = Skeleton { name: "bones".into(), joints: Vec::with_capacity(model.bones.len()) };
+    let mut skeleton =
+        Skeleton { name: "bones".into(), joints: Vec::with_capacity(model.bones.len()), ..Default::default() };
     for (i, bone) in model.bones.iter().enumerate() {
         // Parents must point backwards: that rules out cycles and lets joints resolve in order.
         let parent = match usize::try_from(bone.parent) {
