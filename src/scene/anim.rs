@@ -135,10 +135,10 @@ impl Pose {
                 }
                 Channel::PackedFrames(packed) => {
                     let Some((a, b, f)) = frame_segment(&packed.times, time) else { continue };
-                    let (Some(fa), Some(fb)) = (packed.frames.get(a), packed.frames.get(b)) else { continue };
+                    let (Some((sa, ta, fa)), Some((sb, tb, fb))) = (packed.frame(a), packed.frame(b)) else { continue };
                     if let Some(source) = self.begin_source(scene, packed.mesh, &mut moved) {
-                        for ((slot, &pa), &pb) in source.iter_mut().zip(&fa.vertices).zip(&fb.vertices) {
-                            *slot = packed.position(fa, pa).lerp(packed.position(fb, pb), f);
+                        for ((slot, &pa), &pb) in source.iter_mut().zip(fa).zip(fb) {
+                            *slot = packed.position(sa, ta, pa).lerp(packed.position(sb, tb, pb), f);
                         }
                     }
                     if let (Some(base), Some(slot)) = (scene.meshes.get(packed.mesh), self.normals.get_mut(packed.mesh))
@@ -146,8 +146,7 @@ impl Pose {
                         let out = slot.get_or_insert_with(Vec::new);
                         out.clear();
                         out.extend(base.vertex_source.iter().map(|&s| {
-                            let (pa, pb) = (fa.vertices.get(s as usize), fb.vertices.get(s as usize));
-                            match (pa, pb) {
+                            match (fa.get(s as usize), fb.get(s as usize)) {
                                 (Some(&pa), Some(&pb)) => {
                                     packed.normal(pa).lerp(packed.normal(pb), f).try_normalize().unwrap_or(Vec3::Y)
                                 }

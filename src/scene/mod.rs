@@ -451,44 +451,52 @@ impl TrackTime {
 }
 
 /// Quantised whole-mesh frames: source vertex `v` of frame `f` sits at
-/// `frames[f].scale * (p[lanes[0]], p[lanes[1]], p[lanes[2]]) + frames[f].translate` where
-/// `p = frames[f].vertices[v]`, and its normal is `normal_table[p[3]]` (scene axes). Keeping
-/// the file's 4 bytes per vertex makes decoding a copy; only the two frames being blended are
-/// ever unpacked.
+/// `scale[f] * (p[lanes[0]], p[lanes[1]], p[lanes[2]]) + translate[f]` where `p` is its packed
+/// record, and its normal is `normal_table[p[3]]` (scene axes). Keeping the file's 4 bytes per
+/// vertex makes decoding a copy; only the two frames being blended are ever unpacked. The
+/// records of every frame of a file sit back to back in one shared buffer; a clip's frames
+/// start at record `first`.
 #[derive(Debug, Clone, Default)]
 pub struct PackedFrames {
     pub mesh: usize,
     pub times: Vec<f32>,
     pub names: Vec<String>,
-    pub frames: Vec<PackedFrame>,
+    /// Per frame of the clip: scale and translate, in scene axes.
+    pub transforms: Vec<(Vec3, Vec3)>,
+    pub records: std::sync::Arc<[[u8; 4]]>,
+    pub first: usize,
+    pub vertex_count: usize,
     /// Which packed byte feeds scene x, y and z (the axis mapping folded into the layout).
     pub lanes: [u8; 3],
     pub normal_table: std::sync::Arc<[Vec3]>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct PackedFrame {
-    pub scale: Vec3,
-    pub translate: Vec3,
-    pub vertices: Vec<[u8; 4]>,
-}
-
 impl PackedFrames {
-    /// Scene-space position of packed vertex `p` in `frame`.
-    pub fn position(&self, frame: &PackedFrame, p: [u8; 4]) -> Vec3 {
-        let lane =
-            |i: usize| f32::from(p.get(usize::from(self.lanes.get(i).copied().unwrap_or(0))).copied().unwrap_or(0));
-        Vec3::new(lane(0), lane(1), lane(2)) * frame.scale + frame.translate
+    /// Frame `index` of the clip: its scale, translate and packed records.
+    pub fn frame(&self, index: usize) -> Option<(Vec3, Vec3, &[[u8; 4]])> {
+        let (scale, translate) = *self.transforms.get(index)?;
+        let start = self.first.checked_add(index.checked_mul(self.vertex_count)?)?;
+        let records = self.records.get(start..start.checked_add(self.vertex_count)?)?;
+        Some((scale, translate, records))
     }
 
-    /// Scene-space normal of packed vertex `p` (up when the index is past the table).
+    /// Scene-space position of packed record `p` under `scale` and `translate`.
+    pub fn position(&self, scale: Vec3, translate: Vec3, p: [u8; 4]) -> Vec3 {
+        let lane =
+            |i: usize| f32::from(p.get(usize::from(self.lanes.get(i).copied().unwrap_or(0))).copied().unwrap_or(0));
+        Vec3::new(lane(0), lane(1), lane(2)) * scale + translate
+    }
+
+    /// Scene-space normal of packed record `p` (up when the index is past the table).
     pub fn normal(&self, p: [u8; 4]) -> Vec3 {
         self.normal_table.get(usize::from(p[3])).copied().unwrap_or(Vec3::Y)
     }
 
     /// Every source position of frame `index`, unpacked.
     pub fn unpack(&self, index: usize) -> Vec<Vec3> {
-        self.frames.get(index).map(|f| f.vertices.iter().map(|&p| self.position(f, p)).collect()).unwrap_or_default()
+        self.frame(index)
+            .map(|(s, t, records)| records.iter().map(|&p| self.position(s, t, p)).collect())
+            .unwrap_or_default()
     }
 }
 

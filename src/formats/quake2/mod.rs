@@ -24,8 +24,8 @@ use super::error::DecodeResult;
 use super::quake_axes::to_scene;
 use super::reader::{Reader, le_u16};
 use crate::scene::{
-    Aabb, Channel, Clip, FormatKind, Material, Mesh, Node, NodeKind, PackedFrame, PackedFrames, RawField, Scene,
-    SceneKind, Submesh, compute_normals,
+    Aabb, Channel, Clip, FormatKind, Material, Mesh, Node, NodeKind, PackedFrames, RawField, Scene, SceneKind, Submesh,
+    compute_normals,
 };
 
 pub const FORMAT: &str = "quake2-md2";
@@ -283,36 +283,38 @@ fn read_layout(r: &Reader) -> DecodeResult<Layout> {
     Ok(Layout { header: h, skins, st, triangles, frame_table, gl_commands, warnings })
 }
 
-/// Walks the command list to its zero word, checking every count and vertex index.
+/// Walks the command list to its zero word, checking every count and vertex index. The list
+/// is fetched once as a checked slice and read word by word from it.
 fn parse_gl_commands(r: &Reader, h: &Header) -> Result<Vec<(bool, u32)>, String> {
     let words = count(h.num_glcmds);
     if words == 0 {
         return Ok(Vec::new());
     }
-    let start = offset(h.ofs_glcmds);
-    r.table(start, words, 4, "OpenGL commands").map_err(|e| e.to_string())?;
+    let bytes = r.bytes(offset(h.ofs_glcmds), words.saturating_mul(4), "OpenGL commands").map_err(|e| e.to_string())?;
+    let word = |i: u64| -> Option<i32> {
+        let at = usize::try_from(i.checked_mul(4)?).ok()?;
+        let b: [u8; 4] = bytes.get(at..at.checked_add(4)?)?.try_into().ok()?;
+        Some(i32::from_le_bytes(b))
+    };
     let mut commands = Vec::new();
-    let mut word = 0u64;
+    let mut at = 0u64;
     loop {
-        if word >= words {
-            return Err(format!("no terminating zero within {words} words"));
-        }
-        let n = r.i32(start + 4 * word, "OpenGL command").map_err(|e| e.to_string())?;
-        word += 1;
+        let n = word(at).ok_or_else(|| format!("no terminating zero within {words} words"))?;
+        at += 1;
         if n == 0 {
             return Ok(commands);
         }
         let vertices = u64::from(n.unsigned_abs());
-        if word + 3 * vertices > words {
-            return Err(format!("command at word {} runs past the list", word - 1));
+        if at + 3 * vertices > words {
+            return Err(format!("command at word {} runs past the list", at - 1));
         }
         for k in 0..vertices {
-            let index = r.i32(start + 4 * (word + 3 * k + 2), "OpenGL vertex index").map_err(|e| e.to_string())?;
-            if index < 0 || i64::from(index) >= i64::from(h.num_xyz) {
-                return Err(format!("command at word {} names vertex {index}", word - 1));
+            let index = word(at + 3 * k + 2).unwrap_or(-1);
+            if index < 0 || index >= h.num_xyz {
+                return Err(format!("command at word {} names vertex {index}", at - 1));
             }
         }
-        word += 3 * vertices;
+        at += 3 * vertices;
         commands.push((n > 0, vertices as u32));
     }
 }
@@ -326,17 +328,19 @@ pub fn clip_of(frame_name: &str) -> &str {
 /// Consecutive frames sharing a clip name: (name, first frame, last frame).
 pub fn group_clips<S: AsRef<str>>(frame_names: &[S]) -> Vec<(String, usize, usize)> {
     let mut clips: Vec<(String, usize, usize)> = Vec::new();
-    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut current: Option<&str> = None;
     for (i, frame_name) in frame_names.iter().enumerate() {
-        let name = clip_of(frame_name.as_ref()).to_string();
+        let base = clip_of(frame_name.as_ref());
         match clips.last_mut() {
-            Some(last) if last.0 == name => last.2 = i,
+            Some(last) if current == Some(base) => last.2 = i,
             _ => {
                 // A name reused after another clip gets a suffix, so every clip stays contiguous.
-                let n = seen.entry(name.clone()).or_insert(0);
+                let n = seen.entry(base).or_insert(0);
                 *n += 1;
-                let unique = if *n == 1 { name } else { format!("{name}#{n}") };
+                let unique = if *n == 1 { base.to_string() } else { format!("{base}#{n}") };
                 clips.push((unique, i, i));
+                current = Some(base);
             }
         }
     }
@@ -348,7 +352,10 @@ pub fn group_clips<S: AsRef<str>>(frame_names: &[S]) -> Vec<(String, usize, usiz
 /// x, y, z read packed bytes 0, 2, 1 with scale (sx, sz, −sy) and translate (tx, tz, −ty).
 struct SceneFrames {
     names: Vec<String>,
-    frames: Vec<PackedFrame>,
+    transforms: Vec<(Vec3, Vec3)>,
+    /// Every frame's packed records, back to back.
+    records: Vec<[u8; 4]>,
+    vertex_count: usize,
 }
 
 /// Packed-byte lanes feeding scene x, y and z (see [`SceneFrames`]).
@@ -356,15 +363,24 @@ const SCENE_LANES: [u8; 3] = [0, 2, 1];
 
 fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> DecodeResult<SceneFrames> {
     let count_frames = layout.frame_table.count as usize;
-    let mut out = SceneFrames { names: Vec::with_capacity(count_frames), frames: Vec::with_capacity(count_frames) };
+    let vertex_count = count(layout.header.num_xyz) as usize;
+    // The frame table was checked against the file, so this reservation is bounded by its size.
+    let mut out = SceneFrames {
+        names: Vec::with_capacity(count_frames),
+        transforms: Vec::with_capacity(count_frames),
+        records: Vec::with_capacity(count_frames.saturating_mul(vertex_count)),
+        vertex_count,
+    };
     for f in 0..layout.frame_table.count {
-        let (name, scale, translate, verts) = frame_parts(r, &layout.frame_table, f, count(layout.header.num_xyz))?;
-        let vertices: Vec<[u8; 4]> = verts.chunks_exact(4).filter_map(|v| v.try_into().ok()).collect();
-        if vertices.iter().any(|v| usize::from(v[3]) >= normals::NORMALS.len()) {
+        let (name, scale, translate, verts) = frame_parts(r, &layout.frame_table, f, vertex_count as u64)?;
+        // The packed records are copied as they are: 4 bytes per vertex.
+        let records = bytemuck::try_cast_slice::<u8, [u8; 4]>(verts).unwrap_or(&[]);
+        if records.iter().any(|v| usize::from(v[3]) >= normals::NORMALS.len()) {
             warnings.push(format!("frame {f} ({name}): a normal index is past the 162-entry table; using up"));
         }
+        out.records.extend_from_slice(records);
         out.names.push(name);
-        out.frames.push(PackedFrame { scale: to_scene(scale), translate: to_scene(translate), vertices });
+        out.transforms.push((to_scene(scale), to_scene(translate)));
     }
     Ok(out)
 }
@@ -388,19 +404,27 @@ fn build_scene(layout: &Layout, frames: SceneFrames) -> Scene {
     scene.version = VERSION as u32;
     let size = Vec2::new(h.skin_width.max(1) as f32, h.skin_height.max(1) as f32);
 
-    let mut pair_index: HashMap<(u16, u16), u32> = HashMap::with_capacity(layout.triangles.len() * 2);
+    // Render vertices are unique (vertex, st) pairs; each vertex keeps its few pairs in a short
+    // list, which beats hashing for the ≤ 2048 vertices the format allows.
+    let mut pairs_of_vertex: Vec<Vec<(u16, u32)>> = vec![Vec::new(); count(h.num_xyz) as usize];
     let mut vertex_source = Vec::new();
     let mut uvs = Vec::new();
     let mut triangles = Vec::with_capacity(layout.triangles.len());
     for (xyz, st) in &layout.triangles {
         let mut corner = [0u32; 3];
         for (slot, (&v, &t)) in corner.iter_mut().zip(xyz.iter().zip(st)) {
-            *slot = *pair_index.entry((v, t)).or_insert_with(|| {
-                vertex_source.push(u32::from(v));
-                let [s, tt] = layout.st.get(usize::from(t)).copied().unwrap_or([0, 0]);
-                uvs.push(Vec2::new(f32::from(s), f32::from(tt)) / size);
-                (vertex_source.len() - 1) as u32
-            });
+            let Some(pairs) = pairs_of_vertex.get_mut(usize::from(v)) else { continue };
+            *slot = match pairs.iter().find(|(pt, _)| *pt == t) {
+                Some(&(_, index)) => index,
+                None => {
+                    let index = vertex_source.len() as u32;
+                    vertex_source.push(u32::from(v));
+                    let [s, tt] = layout.st.get(usize::from(t)).copied().unwrap_or([0, 0]);
+                    uvs.push(Vec2::new(f32::from(s), f32::from(tt)) / size);
+                    pairs.push((t, index));
+                    index
+                }
+            };
         }
         // Stored clockwise: swap two corners for a counter-clockwise front face.
         let [a, b, c] = corner;
@@ -408,18 +432,21 @@ fn build_scene(layout: &Layout, frames: SceneFrames) -> Scene {
     }
 
     let normal_table: Arc<[Vec3]> = normals::NORMALS.iter().map(|&n| to_scene(Vec3::from_array(n))).collect();
-    let template = PackedFrames { lanes: SCENE_LANES, normal_table, ..Default::default() };
+    let records: Arc<[[u8; 4]]> = frames.records.into();
+    let template = PackedFrames {
+        lanes: SCENE_LANES,
+        normal_table,
+        records,
+        vertex_count: frames.vertex_count,
+        ..Default::default()
+    };
+    let all = PackedFrames { transforms: frames.transforms.clone(), ..template.clone() };
     // The rest pose is frame 0, unpacked once.
-    let source_positions: Vec<Vec3> = frames
-        .frames
-        .first()
-        .map(|f| f.vertices.iter().map(|&p| template.position(f, p)).collect())
-        .unwrap_or_default();
-    let rest_normals: Vec<Vec3> = match frames.frames.first() {
-        Some(first) => vertex_source
-            .iter()
-            .map(|&s| first.vertices.get(s as usize).map_or(Vec3::Y, |&p| template.normal(p)))
-            .collect(),
+    let source_positions: Vec<Vec3> = all.unpack(0);
+    let rest_normals: Vec<Vec3> = match all.frame(0) {
+        Some((_, _, first)) => {
+            vertex_source.iter().map(|&s| first.get(s as usize).map_or(Vec3::Y, |&p| template.normal(p))).collect()
+        }
         None => compute_normals(&crate::scene::expand_positions(&source_positions, &vertex_source), &triangles),
     };
 
@@ -463,7 +490,6 @@ fn build_scene(layout: &Layout, frames: SceneFrames) -> Scene {
     scene.meshes.push(mesh);
 
     let groups = group_clips(&frames.names);
-    let mut packed = frames.frames.into_iter();
     let mut names = frames.names.into_iter();
     for (name, first, last) in groups {
         let n = last - first + 1;
@@ -477,7 +503,8 @@ fn build_scene(layout: &Layout, frames: SceneFrames) -> Scene {
                 mesh: 0,
                 times: (first..=last).map(|f| f as f32).collect(),
                 names: names.by_ref().take(n).collect(),
-                frames: packed.by_ref().take(n).collect(),
+                transforms: frames.transforms.get(first..=last).map(<[_]>::to_vec).unwrap_or_default(),
+                first: first * frames.vertex_count,
                 ..template.clone()
             })],
             tracks: Vec::new(),
@@ -571,13 +598,13 @@ fn attach_weapon(scene: &mut Scene, path: &Path) {
         m
     }));
     scene.warnings.extend(weapon.warnings.into_iter().map(|w| format!("weapon: {w}")));
-    // The weapon's frames in file order, whatever its own clips are called.
-    let mut weapon_frames: Vec<PackedFrame> = Vec::new();
-    let mut template = None;
+    // The weapon's frames in file order, whatever its own clips are called: one shared buffer.
+    let mut template: Option<PackedFrames> = None;
+    let mut transforms = Vec::new();
     for clip in weapon.clips {
         for channel in clip.channels {
             if let Channel::PackedFrames(packed) = channel {
-                weapon_frames.extend(packed.frames.iter().cloned());
+                transforms.extend(packed.transforms.iter().copied());
                 template.get_or_insert(packed);
             }
         }
@@ -586,12 +613,13 @@ fn attach_weapon(scene: &mut Scene, path: &Path) {
     let mut short = false;
     for clip in scene.clips.iter_mut() {
         let (first, last) = (clip.start as usize, clip.end as usize);
-        match weapon_frames.get(first..=last) {
-            Some(frames) => clip.channels.push(Channel::PackedFrames(PackedFrames {
+        match transforms.get(first..=last) {
+            Some(frame_transforms) => clip.channels.push(Channel::PackedFrames(PackedFrames {
                 mesh: mesh_index,
                 times: (first..=last).map(|f| f as f32).collect(),
                 names: Vec::new(),
-                frames: frames.to_vec(),
+                transforms: frame_transforms.to_vec(),
+                first: first * template.vertex_count,
                 ..template.clone()
             })),
             None => short = true,
@@ -600,7 +628,7 @@ fn attach_weapon(scene: &mut Scene, path: &Path) {
     if short {
         scene.warnings.push(format!(
             "weapon.md2 has {} frames, fewer than the model; it holds still in the clips it lacks",
-            weapon_frames.len()
+            transforms.len()
         ));
     }
 }
@@ -626,11 +654,11 @@ mod tests {
             positions: vec![],
             normal_indices: vec![],
         };
-        let frames = [frame("stand1"), frame("stand2"), frame("run1"), frame("stand3")];
+        let frames = [frame("stand1"), frame("stand2"), frame("run1"), frame("stand3"), frame("stand4")];
         let names: Vec<&str> = frames.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(
             group_clips(&names),
-            [("stand".to_string(), 0, 1), ("run".to_string(), 2, 2), ("stand#2".to_string(), 3, 3)]
+            [("stand".to_string(), 0, 1), ("run".to_string(), 2, 2), ("stand#2".to_string(), 3, 4)]
         );
     }
 }
