@@ -22,7 +22,7 @@ use image::{Rgba, RgbaImage};
 pub const FALLBACK_SIZE: u32 = 64;
 
 /// Extensions tried for a texture name, in order of preference.
-pub const IMAGE_EXTENSIONS: [&str; 4] = ["png", "tga", "bmp", "pcx"];
+pub const IMAGE_EXTENSIONS: [&str; 7] = ["png", "tga", "bmp", "pcx", "jpg", "jpeg", "blp"];
 
 /// The engine's fallback for an unresolved texture: a 64x64 brown noise tile. Deterministic
 /// (a fixed-seed integer hash per texel), so golden images that show it stay stable.
@@ -167,7 +167,7 @@ fn candidate_file_names(name: &str) -> Vec<String> {
         _ => (base.clone(), None),
     };
     let mut out = Vec::new();
-    let known = extension.as_deref().is_some_and(|e| IMAGE_EXTENSIONS.contains(&e) || e == "jpg" || e == "jpeg");
+    let known = extension.as_deref().is_some_and(|e| IMAGE_EXTENSIONS.contains(&e));
     if known {
         out.push(base.clone());
     }
@@ -189,6 +189,12 @@ pub fn load_image(path: &Path) -> Result<RgbaImage> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     if bytes.first() == Some(&0x0a) && bytes.get(2) == Some(&1) {
         return decode_pcx(&bytes).with_context(|| format!("decoding PCX {}", path.display()));
+    }
+    if bytes.starts_with(b"BLP2") {
+        // WoW textures, through the checked BLP2 decoder.
+        let blp = crate::formats::m2::blp::decode(&bytes).map_err(|e| anyhow!(e))?;
+        return RgbaImage::from_raw(blp.width, blp.height, blp.rgba)
+            .ok_or_else(|| anyhow!("BLP {} decoded to the wrong size", path.display()));
     }
     let mut reader = image::ImageReader::new(std::io::Cursor::new(&bytes));
     // TGA has no magic bytes, so the extension is the starting guess that content overrides.
@@ -277,7 +283,10 @@ mod tests {
 
     #[test]
     fn candidates_try_known_extensions_case_insensitively() {
-        assert_eq!(candidate_file_names("Palm01"), ["palm01.png", "palm01.tga", "palm01.bmp", "palm01.pcx"]);
+        assert_eq!(
+            candidate_file_names("Palm01"),
+            ["palm01.png", "palm01.tga", "palm01.bmp", "palm01.pcx", "palm01.jpg", "palm01.jpeg", "palm01.blp"]
+        );
         let q2 = candidate_file_names("models/monsters/tank/Skin.PCX");
         assert_eq!(q2.first().map(String::as_str), Some("skin.pcx"));
         assert!(q2.contains(&"skin.png".to_string()));
