@@ -6,6 +6,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
 pub mod error;
+pub mod frame_clips;
 pub mod m2;
 pub mod mdr;
 pub mod quake2;

@@ -31,7 +31,7 @@ use crate::scene::{
 /// The engine animates MDR models at whatever rate the game asks; this is the viewer's default.
 pub const FRAMES_PER_SECOND: f32 = 15.0;
 /// The clip name of a file whose frames have no names (compressed frames never do).
-pub const UNNAMED_CLIP: &str = "all";
+pub use crate::formats::frame_clips::{UNNAMED_CLIP, clip_of, group_frames};
 
 /// A file bone matrix (row-major, translation in column 3) as a scene-space `Mat4`.
 pub fn bone_to_scene(m: &BoneMatrix) -> Mat4 {
@@ -43,37 +43,6 @@ pub fn bone_to_scene(m: &BoneMatrix) -> Mat4 {
         Vec4::new(r0[3], r1[3], r2[3], 1.0),
     );
     matrix_to_scene(quake)
-}
-
-/// The clip a frame belongs to: its name minus trailing digits (`stand01` -> `stand`); a name
-/// that is all digits stays whole.
-pub fn clip_of(frame_name: &str) -> &str {
-    let trimmed = frame_name.trim_end_matches(|c: char| c.is_ascii_digit());
-    if trimmed.is_empty() { frame_name } else { trimmed }
-}
-
-/// Consecutive frames that share a clip name, as `(name, first, last)`. A name that comes back
-/// after another clip gets a `#2`, `#3`... suffix, so every clip is one contiguous range.
-/// Unnamed frames belong to a clip called [`UNNAMED_CLIP`].
-pub fn group_frames<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<(String, usize, usize)> {
-    let mut clips: Vec<(String, usize, usize)> = Vec::new();
-    let mut uses: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    let mut current: Option<&str> = None;
-    for (index, name) in names.into_iter().enumerate() {
-        let base = if name.is_empty() { UNNAMED_CLIP } else { clip_of(name) };
-        if current == Some(base)
-            && let Some(last) = clips.last_mut()
-        {
-            last.2 = index;
-            continue;
-        }
-        let n = uses.entry(base).or_insert(0);
-        *n += 1;
-        let unique = if *n == 1 { base.to_string() } else { format!("{base}#{n}") };
-        clips.push((unique, index, index));
-        current = Some(base);
-    }
-    clips
 }
 
 /// Builds the scene for a decoded model.

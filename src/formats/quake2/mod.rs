@@ -14,13 +14,13 @@ pub mod pcx;
 pub mod skins;
 pub mod writer;
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
 use glam::{Mat4, Vec2, Vec3};
 
 use super::error::DecodeResult;
+use super::frame_clips::group_frames;
 use super::quake_axes::to_scene;
 use super::reader::{Reader, le_u16};
 use crate::scene::{
@@ -319,34 +319,6 @@ fn parse_gl_commands(r: &Reader, h: &Header) -> Result<Vec<(bool, u32)>, String>
     }
 }
 
-/// The clip name of a frame: its name minus trailing digits (`stand01` → `stand`).
-pub fn clip_of(frame_name: &str) -> &str {
-    let trimmed = frame_name.trim_end_matches(|c: char| c.is_ascii_digit());
-    if trimmed.is_empty() { frame_name } else { trimmed }
-}
-
-/// Consecutive frames sharing a clip name: (name, first frame, last frame).
-pub fn group_clips<S: AsRef<str>>(frame_names: &[S]) -> Vec<(String, usize, usize)> {
-    let mut clips: Vec<(String, usize, usize)> = Vec::new();
-    let mut seen: HashMap<&str, usize> = HashMap::new();
-    let mut current: Option<&str> = None;
-    for (i, frame_name) in frame_names.iter().enumerate() {
-        let base = clip_of(frame_name.as_ref());
-        match clips.last_mut() {
-            Some(last) if current == Some(base) => last.2 = i,
-            _ => {
-                // A name reused after another clip gets a suffix, so every clip stays contiguous.
-                let n = seen.entry(base).or_insert(0);
-                *n += 1;
-                let unique = if *n == 1 { base.to_string() } else { format!("{base}#{n}") };
-                clips.push((unique, i, i));
-                current = Some(base);
-            }
-        }
-    }
-    clips
-}
-
 /// Frames kept as stored (4 bytes per vertex), with scale and translate mapped into scene
 /// axes: Quake (x, y, z)·s + t lands at scene (x·sx + tx, z·sz + tz, −(y·sy + ty)), so scene
 /// x, y, z read packed bytes 0, 2, 1 with scale (sx, sz, −sy) and translate (tx, tz, −ty).
@@ -491,7 +463,7 @@ fn build_scene(layout: &Layout, frames: SceneFrames) -> Scene {
     scene.nodes.push(node);
     scene.meshes.push(mesh);
 
-    let groups = group_clips(&frames.names);
+    let groups = group_frames(frames.names.iter().map(String::as_str));
     let mut names = frames.names.into_iter();
     for (name, first, last) in groups {
         let n = last - first + 1;
@@ -632,35 +604,5 @@ fn attach_weapon(scene: &mut Scene, path: &Path) {
             "weapon.md2 has {} frames, fewer than the model; it holds still in the clips it lacks",
             transforms.len()
         ));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn clip_names_drop_trailing_digits() {
-        assert_eq!(clip_of("stand01"), "stand");
-        assert_eq!(clip_of("run3"), "run");
-        assert_eq!(clip_of("crpain4"), "crpain");
-        assert_eq!(clip_of("123"), "123");
-    }
-
-    #[test]
-    fn a_reused_name_starts_a_new_clip() {
-        let frame = |n: &str| Frame {
-            name: n.into(),
-            scale: Vec3::ONE,
-            translate: Vec3::ZERO,
-            positions: vec![],
-            normal_indices: vec![],
-        };
-        let frames = [frame("stand1"), frame("stand2"), frame("run1"), frame("stand3"), frame("stand4")];
-        let names: Vec<&str> = frames.iter().map(|f| f.name.as_str()).collect();
-        assert_eq!(
-            group_clips(&names),
-            [("stand".to_string(), 0, 1), ("run".to_string(), 2, 2), ("stand#2".to_string(), 3, 4)]
-        );
     }
 }

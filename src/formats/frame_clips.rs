@@ -1,0 +1,62 @@
+//! Clips from frame names, for formats whose files are a flat list of named frames (Quake II
+//! `.md2`, Quake 3 `.mdr`): a frame's clip is its name minus trailing digits, and consecutive
+//! frames of one clip form one range.
+
+/// Frames with an empty name belong to a clip of this name.
+pub const UNNAMED_CLIP: &str = "all";
+
+/// The clip a frame belongs to: its name minus trailing digits (`stand01` → `stand`); a name
+/// that is all digits stays whole.
+pub fn clip_of(frame_name: &str) -> &str {
+    let trimmed = frame_name.trim_end_matches(|c: char| c.is_ascii_digit());
+    if trimmed.is_empty() { frame_name } else { trimmed }
+}
+
+/// Consecutive frames sharing a clip name, as `(name, first, last)`. A name that comes back
+/// after another clip gets a `#2`, `#3`… suffix, so every clip is one contiguous range.
+pub fn group_frames<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<(String, usize, usize)> {
+    let mut clips: Vec<(String, usize, usize)> = Vec::new();
+    let mut uses: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut current: Option<&str> = None;
+    for (index, name) in names.into_iter().enumerate() {
+        let base = if name.is_empty() { UNNAMED_CLIP } else { clip_of(name) };
+        if current == Some(base)
+            && let Some(last) = clips.last_mut()
+        {
+            last.2 = index;
+            continue;
+        }
+        let n = uses.entry(base).or_insert(0);
+        *n += 1;
+        let unique = if *n == 1 { base.to_string() } else { format!("{base}#{n}") };
+        clips.push((unique, index, index));
+        current = Some(base);
+    }
+    clips
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_drop_trailing_digits() {
+        assert_eq!(clip_of("stand01"), "stand");
+        assert_eq!(clip_of("crpain4"), "crpain");
+        assert_eq!(clip_of("123"), "123");
+    }
+
+    #[test]
+    fn a_reused_name_starts_a_new_clip_and_keeps_its_frames_together() {
+        let names = ["stand1", "stand2", "run1", "stand3", "stand4", ""];
+        assert_eq!(
+            group_frames(names),
+            [
+                ("stand".to_string(), 0, 1),
+                ("run".to_string(), 2, 2),
+                ("stand#2".to_string(), 3, 4),
+                (UNNAMED_CLIP.to_string(), 5, 5)
+            ]
+        );
+    }
+}
