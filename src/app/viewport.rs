@@ -244,54 +244,10 @@ fn srgb_to_linear(c: u8) -> f32 {
     if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
 }
 
-/// Reads a 2D texture of an 8-bit RGBA or BGRA format back into an RGBA image.
+/// Reads a 2D texture of an 8-bit RGBA or BGRA format back into an RGBA image (the renderer's
+/// readback, shared).
 pub fn read_texture(device: &wgpu::Device, queue: &wgpu::Queue, texture: &wgpu::Texture) -> Option<image::RgbaImage> {
-    let (width, height) = (texture.width(), texture.height());
-    let bgra = matches!(texture.format(), wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb);
-    let unpadded = width as usize * 4;
-    let align = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as usize;
-    let padded = unpadded.div_ceil(align) * align;
-    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("readback"),
-        size: (padded * height as usize) as u64,
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        mapped_at_creation: false,
-    });
-    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("readback") });
-    encoder.copy_texture_to_buffer(
-        texture.as_image_copy(),
-        wgpu::TexelCopyBufferInfo {
-            buffer: &buffer,
-            layout: wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(padded as u32),
-                rows_per_image: Some(height),
-            },
-        },
-        wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
-    );
-    queue.submit([encoder.finish()]);
-    let slice = buffer.slice(..);
-    let (tx, rx) = std::sync::mpsc::channel();
-    slice.map_async(wgpu::MapMode::Read, move |r| {
-        let _ = tx.send(r);
-    });
-    device.poll(wgpu::PollType::wait_indefinitely()).ok()?;
-    rx.recv().ok()?.ok()?;
-    let mut pixels = Vec::with_capacity(unpadded * height as usize);
-    {
-        let data = slice.get_mapped_range().ok()?;
-        for row in data.chunks(padded).take(height as usize) {
-            pixels.extend_from_slice(row.get(..unpadded)?);
-        }
-    }
-    buffer.unmap();
-    if bgra {
-        for px in pixels.chunks_exact_mut(4) {
-            px.swap(0, 2);
-        }
-    }
-    image::RgbaImage::from_raw(width, height, pixels)
+    crate::render::offscreen::read_texture(device, queue, texture, [texture.width(), texture.height()]).ok()
 }
 
 /// The central area: the picture, mouse camera control and overlays (drop hint, empty state,

@@ -102,8 +102,8 @@ impl OffscreenRenderer {
     }
 }
 
-/// Copies a single-sampled RGBA8 texture into an image (rows padded to wgpu's 256-byte
-/// copy alignment on the way, unpadded here).
+/// Copies a single-sampled 8-bit RGBA or BGRA texture (a window surface's format) into an RGBA
+/// image (rows padded to wgpu's 256-byte copy alignment on the way, unpadded here).
 pub fn read_texture(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
@@ -153,6 +153,11 @@ pub fn read_texture(
         }
     }
     buffer.unmap();
+    if matches!(texture.format(), wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb) {
+        for px in pixels.chunks_exact_mut(4) {
+            px.swap(0, 2);
+        }
+    }
     match RgbaImage::from_raw(width, height, pixels) {
         Some(image) => Ok(image),
         None => bail!("readback returned fewer pixels than {width}x{height}"),
