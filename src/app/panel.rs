@@ -553,9 +553,9 @@ fn skins_ui(ui: &mut Ui, doc: &Document, actions: &mut Vec<Action>) {
 fn frame_name(doc: &Document) -> Option<&str> {
     let clip = doc.scene.clips.get(doc.clip?)?;
     clip.channels.iter().find_map(|channel| match channel {
-        crate::scene::Channel::PackedFrames(p) if !p.names.is_empty() => {
+        crate::scene::Channel::PackedFrames(p) if !p.name_ranges.is_empty() => {
             let index = (doc.timeline.time - clip.start).round().max(0.0) as usize;
-            p.names.get(index.min(p.names.len() - 1)).map(String::as_str)
+            p.name(index.min(p.name_ranges.len() - 1))
         }
         _ => None,
     })

@@ -460,10 +460,14 @@ impl TrackTime {
 pub struct PackedFrames {
     pub mesh: usize,
     pub times: Vec<f32>,
-    pub names: Vec<String>,
+    /// Frame names of the clip: frame `i` is `name_text[name_ranges[i]]` (one string for the
+    /// whole file, shared, so decoding allocates nothing per frame).
+    pub name_text: std::sync::Arc<String>,
+    pub name_ranges: Vec<(u32, u32)>,
     /// Per frame of the clip: scale and translate, in scene axes.
     pub transforms: Vec<(Vec3, Vec3)>,
-    pub records: std::sync::Arc<[[u8; 4]]>,
+    /// Held as a `Vec` behind the `Arc` so that building it needs no second copy.
+    pub records: std::sync::Arc<Vec<[u8; 4]>>,
     pub first: usize,
     pub vertex_count: usize,
     /// Which packed byte feeds scene x, y and z (the axis mapping folded into the layout).
@@ -478,6 +482,12 @@ impl PackedFrames {
         let start = self.first.checked_add(index.checked_mul(self.vertex_count)?)?;
         let records = self.records.get(start..start.checked_add(self.vertex_count)?)?;
         Some((scale, translate, records))
+    }
+
+    /// The name of frame `index` of the clip, if the file names its frames.
+    pub fn name(&self, index: usize) -> Option<&str> {
+        let &(start, end) = self.name_ranges.get(index)?;
+        self.name_text.get(start as usize..end as usize)
     }
 
     /// Scene-space position of packed record `p` under `scale` and `translate`.

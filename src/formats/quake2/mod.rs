@@ -198,7 +198,7 @@ pub fn read(data: &[u8]) -> DecodeResult<Md2File> {
         if let Some(bad) = normal_indices.iter().find(|&&n| usize::from(n) >= normals::NORMALS.len()) {
             warnings.push(format!("frame {f} ({name}): normal index {bad} is past the 162-entry table; using up"));
         }
-        frames.push(Frame { name, scale, translate, positions, normal_indices });
+        frames.push(Frame { name: name.into_owned(), scale, translate, positions, normal_indices });
     }
     Ok(Md2File {
         header: layout.header,
@@ -217,14 +217,16 @@ fn frame_parts<'a>(
     table: &crate::formats::reader::Table,
     f: u64,
     num_xyz: u64,
-) -> DecodeResult<(String, Vec3, Vec3, &'a [u8])> {
+) -> DecodeResult<(std::borrow::Cow<'a, str>, Vec3, Vec3, &'a [u8])> {
     let at = table.record(f);
     let [sx, sy, sz, tx, ty, tz] = r.f32s::<6>(at, "frame scale and translate")?;
     let (scale, translate) = (Vec3::new(sx, sy, sz), Vec3::new(tx, ty, tz));
     if !scale.is_finite() || !translate.is_finite() {
         return Err(r.invalid("frame scale", at, format!("frame {f} has a non-finite scale or translate")));
     }
-    let name = r.cstr(at + 24, 16, "frame name")?;
+    // The 16-byte name up to its NUL, borrowed from the file when it is valid UTF-8.
+    let field = r.bytes(at + 24, 16, "frame name")?;
+    let name = String::from_utf8_lossy(field.split(|&b| b == 0).next().unwrap_or(&[]));
     let verts = r.bytes(at + FRAME_HEADER_SIZE, 4 * num_xyz, "frame vertices")?;
     Ok((name, scale, translate, verts))
 }
@@ -323,7 +325,9 @@ fn parse_gl_commands(r: &Reader, h: &Header) -> Result<Vec<(bool, u32)>, String>
 /// axes: Quake (x, y, z)·s + t lands at scene (x·sx + tx, z·sz + tz, −(y·sy + ty)), so scene
 /// x, y, z read packed bytes 0, 2, 1 with scale (sx, sz, −sy) and translate (tx, tz, −ty).
 struct SceneFrames {
-    names: Vec<String>,
+    /// Every frame name back to back, and each frame's range in it.
+    name_text: String,
+    name_ranges: Vec<(u32, u32)>,
     transforms: Vec<(Vec3, Vec3)>,
     /// Every frame's packed records, back to back.
     records: Vec<[u8; 4]>,
@@ -338,7 +342,8 @@ fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> Dec
     let vertex_count = count(layout.header.num_xyz) as usize;
     // The frame table was checked against the file, so this reservation is bounded by its size.
     let mut out = SceneFrames {
-        names: Vec::with_capacity(count_frames),
+        name_text: String::with_capacity(count_frames * 8),
+        name_ranges: Vec::with_capacity(count_frames),
         transforms: Vec::with_capacity(count_frames),
         records: Vec::with_capacity(count_frames.saturating_mul(vertex_count)),
         vertex_count,
@@ -353,7 +358,9 @@ fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> Dec
             warnings.push(format!("frame {f} ({name}): a normal index is past the 162-entry table; using up"));
         }
         out.records.extend_from_slice(records);
-        out.names.push(name);
+        let start = out.name_text.len() as u32;
+        out.name_text.push_str(&name);
+        out.name_ranges.push((start, out.name_text.len() as u32));
         out.transforms.push((to_scene(scale), to_scene(translate)));
     }
     Ok(out)
@@ -406,7 +413,7 @@ fn build_scene(layout: &Layout, frames: SceneFrames) -> Scene {
     }
 
     let normal_table: Arc<[Vec3]> = normals::NORMALS.iter().map(|&n| to_scene(Vec3::from_array(n))).collect();
-    let records: Arc<[[u8; 4]]> = frames.records.into();
+    let records = Arc::new(frames.records);
     let template = PackedFrames {
         lanes: SCENE_LANES,
         normal_table,
@@ -463,10 +470,11 @@ fn build_scene(layout: &Layout, frames: SceneFrames) -> Scene {
     scene.nodes.push(node);
     scene.meshes.push(mesh);
 
-    let groups = group_frames(frames.names.iter().map(String::as_str));
-    let mut names = frames.names.into_iter();
+    let groups = group_frames(
+        frames.name_ranges.iter().map(|&(a, b)| frames.name_text.get(a as usize..b as usize).unwrap_or("")),
+    );
+    let name_text = Arc::new(frames.name_text);
     for (name, first, last) in groups {
-        let n = last - first + 1;
         scene.clips.push(Clip {
             name,
             source: None,
@@ -476,7 +484,8 @@ fn build_scene(layout: &Layout, frames: SceneFrames) -> Scene {
             channels: vec![Channel::PackedFrames(PackedFrames {
                 mesh: 0,
                 times: (first..=last).map(|f| f as f32).collect(),
-                names: names.by_ref().take(n).collect(),
+                name_text: name_text.clone(),
+                name_ranges: frames.name_ranges.get(first..=last).map(<[_]>::to_vec).unwrap_or_default(),
                 transforms: frames.transforms.get(first..=last).map(<[_]>::to_vec).unwrap_or_default(),
                 first: first * frames.vertex_count,
                 ..template.clone()
@@ -591,7 +600,7 @@ fn attach_weapon(scene: &mut Scene, path: &Path) {
             Some(frame_transforms) => clip.channels.push(Channel::PackedFrames(PackedFrames {
                 mesh: mesh_index,
                 times: (first..=last).map(|f| f as f32).collect(),
-                names: Vec::new(),
+                name_ranges: Vec::new(),
                 transforms: frame_transforms.to_vec(),
                 first: first * template.vertex_count,
                 ..template.clone()
