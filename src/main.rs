@@ -241,6 +241,9 @@ struct RenderArgs {
     /// Draw a ground grid under the model.
     #[arg(long)]
     grid: bool,
+    /// Draw the bones of skinned models (MDR, M2) as lines between their origins.
+    #[arg(long)]
+    skeleton: bool,
     /// Show texture colours without lighting.
     #[arg(long)]
     unlit: bool,
@@ -342,6 +345,7 @@ fn run_render(args: &RenderArgs) -> Result<()> {
         bounds: args.bounds,
         axes: args.axes,
         grid: args.grid,
+        skeleton: args.skeleton,
     };
     view.lit = !args.unlit;
     view.textures = !args.no_textures;

@@ -118,7 +118,8 @@ fn island_overlays_show_dummy_axes_and_sheared_boxes() {
     // Closer than the framing of the whole sea, so the palms, their dummies and the sheared
     // node's box are large enough to judge.
     view.camera.distance *= 0.4;
-    view.overlays = Overlays { wireframe: false, normals: false, bounds: true, axes: true, grid: true };
+    view.overlays =
+        Overlays { wireframe: false, normals: false, bounds: true, axes: true, grid: true, skeleton: false };
     view.selected_node = scene.nodes.iter().position(|n| n.kind == NodeKind::Transform);
     let image = r.render(&scene, &pose, &view).expect("render");
     check_golden("island_overlays", &image);

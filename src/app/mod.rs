@@ -205,6 +205,9 @@ impl Viewer {
             if i.key_pressed(Key::B) {
                 self.display.bounds = !self.display.bounds;
             }
+            if i.key_pressed(Key::K) {
+                self.display.skeleton = !self.display.skeleton;
+            }
             if i.key_pressed(Key::G) {
                 self.display.grid = !self.display.grid;
             }

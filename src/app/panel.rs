@@ -55,6 +55,7 @@ pub fn toolbar_ui(ui: &mut Ui, viewer: &mut Viewer) {
             ui.toggle_value(&mut d.normals, "Normals").on_hover_text("N");
             ui.toggle_value(&mut d.bounds, "Bounds").on_hover_text("B");
             ui.toggle_value(&mut d.grid, "Grid").on_hover_text("G");
+            ui.toggle_value(&mut d.skeleton, "Skeleton").on_hover_text("K: bones of skinned models");
             ui.label("Background");
             ui.color_edit_button_srgb(&mut d.background);
             ui.separator();
@@ -274,6 +275,36 @@ fn nodes_ui(ui: &mut Ui, doc: &mut Document) {
     if doc.scene.nodes.is_empty() {
         ui.weak("This file has no nodes.");
         return;
+    }
+    if doc.scene.lods.len() > 1 {
+        // Levels of detail (MDR): the pose shows one, and hides the others.
+        let current = doc.pose.lod.min(doc.scene.lods.len() - 1);
+        ui.horizontal(|ui| {
+            ui.label("Level of detail");
+            let name = |i: usize| doc.scene.lods.get(i).map(|l| l.name.clone()).unwrap_or_default();
+            egui::ComboBox::from_id_salt("lod").selected_text(name(current)).show_ui(ui, |ui| {
+                for i in 0..doc.scene.lods.len() {
+                    if ui.selectable_label(current == i, name(i)).clicked() {
+                        doc.pose.lod = i;
+                    }
+                }
+            });
+        });
+    }
+    let tags: Vec<usize> =
+        doc.scene.nodes.iter().enumerate().filter(|(_, n)| n.kind == NodeKind::Tag).map(|(i, _)| i).collect();
+    if !tags.is_empty() {
+        // Tags (MDR) and attachment points (M2): selecting one draws its axes.
+        ui.horizontal_wrapped(|ui| {
+            ui.label("Tags");
+            for i in tags {
+                let name = doc.scene.nodes.get(i).map(|n| n.name.clone()).unwrap_or_default();
+                if ui.selectable_label(doc.selected == Some(i), format!("⚑ {name}")).clicked() {
+                    doc.selected = if doc.selected == Some(i) { None } else { Some(i) };
+                }
+            }
+        });
+        ui.separator();
     }
     ui.weak("■ mesh   ○ transform-only   ♦ bone   ⚑ tag");
     let roots: Vec<usize> = doc.scene.roots().collect();
@@ -690,6 +721,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("F", "frame the model"),
     ("R", "reset the camera"),
     ("W N B G", "wireframe, normals, bounds, grid"),
+    ("K", "skeleton (bones of MDR and M2 models)"),
     ("T L", "textures, lighting"),
     ("Left drag", "orbit"),
     ("Right drag, Shift+drag", "pan"),

@@ -69,6 +69,8 @@ pub struct Display {
     pub normals: bool,
     pub bounds: bool,
     pub grid: bool,
+    /// Bones of skinned models (MDR, M2) as lines.
+    pub skeleton: bool,
     pub textured: bool,
     pub lit: bool,
     /// Linear-ish sRGB background colour.
@@ -84,6 +86,7 @@ impl Default for Display {
             normals: false,
             bounds: false,
             grid: true,
+            skeleton: false,
             textured: true,
             lit: true,
             // The renderer's default, sRGB.
@@ -188,6 +191,7 @@ fn view_params(doc: &Document, camera: &OrbitCamera, display: &Display, size: [u
             bounds: display.bounds,
             axes: false,
             grid: display.grid,
+            skeleton: display.skeleton,
         },
         lit: display.lit,
         textures: display.textured,

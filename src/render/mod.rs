@@ -86,6 +86,8 @@ pub struct Overlays {
     /// Every node's local axes.
     pub axes: bool,
     pub grid: bool,
+    /// Each skeleton's bones as lines between their origins.
+    pub skeleton: bool,
 }
 
 /// Everything about one frame that is not the scene or pose.
@@ -245,6 +247,8 @@ struct FrameLists {
     lines: Vec<LineVertex>,
     /// `lines[..grid_vertices]` is the ground grid.
     grid_vertices: u32,
+    /// `lines[top_start..]` is drawn over everything (the skeleton, which sits inside meshes).
+    top_start: u32,
     animation: resources::AnimationScratch,
     /// Per node: the selected node or one of its descendants.
     selected: Vec<bool>,
@@ -616,6 +620,10 @@ impl Renderer {
         }
         lists.grid_vertices = lists.lines.len() as u32;
         build_overlay_lines(scene, pose, view, &lists.selected, &mut lists.lines);
+        lists.top_start = lists.lines.len() as u32;
+        if view.overlays.skeleton {
+            build_skeleton_lines(scene, pose, view, &mut lists.lines);
+        }
 
         // Pipelines used this frame that load_scene did not already compile.
         let mut keys: Vec<PipelineKey> = Vec::new();
@@ -625,10 +633,11 @@ impl Renderer {
         if !lists.highlight.is_empty() {
             keys.push(PipelineKey::Highlight);
         }
-        if lists.grid_vertices > 0 {
+        // The grid and the on-top lines share the depth-ignoring line pipeline.
+        if lists.grid_vertices > 0 || lists.lines.len() as u32 > lists.top_start {
             keys.push(PipelineKey::GridLines);
         }
-        if lists.lines.len() as u32 > lists.grid_vertices {
+        if lists.top_start > lists.grid_vertices {
             keys.push(PipelineKey::Lines);
         }
         if !lists.lines.is_empty() {
@@ -736,12 +745,21 @@ impl Renderer {
                     }
                 }
             }
+            let top_start = self.lists.top_start.clamp(grid_count, line_count);
             if let (Some(pipeline), Some((buffer, _))) = (self.pipelines.get(&PipelineKey::Lines), &self.line_buffer)
-                && line_count > grid_count
+                && top_start > grid_count
             {
                 pass.set_pipeline(pipeline);
                 pass.set_vertex_buffer(0, buffer.slice(..));
-                pass.draw(grid_count..line_count, 0..1);
+                pass.draw(grid_count..top_start, 0..1);
+            }
+            if let (Some(pipeline), Some((buffer, _))) =
+                (self.pipelines.get(&PipelineKey::GridLines), &self.line_buffer)
+                && line_count > top_start
+            {
+                pass.set_pipeline(pipeline);
+                pass.set_vertex_buffer(0, buffer.slice(..));
+                pass.draw(top_start..line_count, 0..1);
             }
         }
         self.queue.submit([encoder.finish()]);
@@ -851,6 +869,22 @@ fn mark_subtree(scene: &Scene, selected: Option<usize>, out: &mut Vec<bool>) {
         if let Some(n) = scene.nodes.get(node) {
             stack.extend(n.children.iter().copied());
         }
+    }
+}
+
+/// Each skeleton's bones as lines between joint origins, placed by the first mesh it skins.
+fn build_skeleton_lines(scene: &Scene, pose: &Pose, view: &ViewParams, out: &mut Vec<LineVertex>) {
+    let mark = view.camera.distance.abs().max(1e-6) * 0.01;
+    for (index, skeleton) in scene.skeletons.iter().enumerate() {
+        let joints = pose.joints.get(index).map(Vec::as_slice).unwrap_or(&[]);
+        let world = scene
+            .meshes
+            .iter()
+            .position(|m| m.skin.as_ref().is_some_and(|s| s.skeleton == index))
+            .map_or(Mat4::IDENTITY, |m| pose.mesh_world(scene, m));
+        let parents: Vec<Option<usize>> = skeleton.joints.iter().map(|j| j.parent).collect();
+        let pivots: Vec<Vec3> = skeleton.joints.iter().map(|j| j.pivot).collect();
+        overlays::skeleton(&world, joints, &pivots, &parents, mark, out);
     }
 }
 

@@ -20,6 +20,7 @@ pub mod colors {
     pub const AXIS_Z: [f32; 4] = [0.15, 0.25, 0.95, 1.0];
     pub const WIRE: [f32; 4] = [0.02, 0.02, 0.02, 1.0];
     pub const HIGHLIGHT: [f32; 4] = [1.0, 0.55, 0.0, 1.0];
+    pub const SKELETON: [f32; 4] = [0.95, 0.30, 0.85, 1.0];
 }
 
 fn push_line(out: &mut Vec<LineVertex>, a: Vec3, b: Vec3, color: [f32; 4]) {
@@ -106,6 +107,44 @@ pub fn axes(world_from_local: &Mat4, length: f32, out: &mut Vec<LineVertex>) {
     }
 }
 
+/// Bones as lines from each joint's origin to its parent's. A joint sits at its matrix times
+/// its pivot (MDR pivots are zero; M2 bones turn about theirs); a missing matrix is the bind
+/// pose. A joint without a parent (MDR bones are a flat list) joins the nearest joint before
+/// it, so a chain still reads as one; every origin gets a small cross, `mark` long.
+pub fn skeleton(
+    world_from_model: &Mat4,
+    joints: &[Mat4],
+    pivots: &[Vec3],
+    parents: &[Option<usize>],
+    mark: f32,
+    out: &mut Vec<LineVertex>,
+) {
+    let origins: Vec<Vec3> = pivots
+        .iter()
+        .enumerate()
+        .map(|(i, &pivot)| {
+            let joint = joints.get(i).copied().unwrap_or(Mat4::IDENTITY);
+            world_from_model.transform_point3(joint.transform_point3(pivot))
+        })
+        .collect();
+    for (i, &origin) in origins.iter().enumerate() {
+        let parent = parents.get(i).copied().flatten().filter(|&p| p != i && p < origins.len()).or_else(|| {
+            origins
+                .iter()
+                .take(i)
+                .enumerate()
+                .min_by(|a, b| a.1.distance(origin).total_cmp(&b.1.distance(origin)))
+                .map(|(j, _)| j)
+        });
+        if let Some(target) = parent.and_then(|p| origins.get(p)) {
+            push_line(out, *target, origin, colors::SKELETON);
+        }
+        for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+            push_line(out, origin - axis * mark, origin + axis * mark, colors::SKELETON);
+        }
+    }
+}
+
 /// One line per vertex along its normal, `length` long in world units.
 pub fn normals(world_from_local: &Mat4, positions: &[Vec3], normals: &[Vec3], length: f32, out: &mut Vec<LineVertex>) {
     let linear = Mat3::from_mat4(*world_from_local);
@@ -151,5 +190,25 @@ mod tests {
         let mut lines = Vec::new();
         grid(&Aabb::EMPTY, 1.0, &mut lines);
         assert_eq!(lines.len(), 21 * 4);
+    }
+
+    #[test]
+    fn skeleton_joins_bones_at_their_pivoted_origins() {
+        // Two parentless joints (MDR): the second joins the first. One M2-style joint whose
+        // matrix turns about its pivot sits at matrix · pivot.
+        let mut out = Vec::new();
+        let joints = [Mat4::IDENTITY, Mat4::from_translation(Vec3::new(2.0, 0.0, 0.0))];
+        skeleton(&Mat4::IDENTITY, &joints, &[Vec3::ZERO, Vec3::ZERO], &[None, None], 0.1, &mut out);
+        // Two crosses of three lines, one bone line; two vertices per line.
+        assert_eq!(out.len(), 2 * 7);
+        let bone = out.iter().skip(6).take(2).map(|v| v.position).collect::<Vec<_>>();
+        assert_eq!(bone, [[0.0, 0.0, 0.0], [2.0, 0.0, 0.0]]);
+
+        let mut out = Vec::new();
+        let pivot = Vec3::new(0.0, 1.0, 0.0);
+        let turn = Mat4::from_translation(pivot) * Mat4::from_rotation_z(1.0) * Mat4::from_translation(-pivot);
+        skeleton(&Mat4::IDENTITY, &[Mat4::IDENTITY, turn], &[Vec3::ZERO, pivot], &[None, Some(0)], 0.1, &mut out);
+        let bone = out.iter().skip(6).take(2).map(|v| v.position).collect::<Vec<_>>();
+        assert_eq!(bone, [[0.0, 0.0, 0.0], [0.0, 1.0, 0.0]], "a joint turning about its pivot stays there");
     }
 }
