@@ -114,25 +114,6 @@ impl Pose {
                         }
                     }
                 }
-                Channel::FrameMorph { mesh, times, frames, normals, .. } => {
-                    if let Some(source) = self.begin_source(scene, *mesh, &mut moved) {
-                        sample_frames(times, frames, time, source);
-                    }
-                    if !normals.is_empty()
-                        && let (Some(base), Some(slot)) = (scene.meshes.get(*mesh), self.normals.get_mut(*mesh))
-                    {
-                        let mut source_normals = base.source_positions.iter().map(|_| Vec3::Y).collect::<Vec<_>>();
-                        sample_frames(times, normals, time, &mut source_normals);
-                        let out = slot.get_or_insert_with(Vec::new);
-                        out.clear();
-                        out.extend(base.vertex_source.iter().map(|&s| {
-                            source_normals.get(s as usize).and_then(|n| n.try_normalize()).unwrap_or(Vec3::Y)
-                        }));
-                        if let Some(flag) = normals_set.get_mut(*mesh) {
-                            *flag = true;
-                        }
-                    }
-                }
                 Channel::PackedFrames(packed) => {
                     let Some((a, b, f)) = frame_segment(&packed.times, time) else { continue };
                     let (Some((sa, ta, fa)), Some((sb, tb, fb))) = (packed.frame(a), packed.frame(b)) else { continue };
@@ -436,14 +417,6 @@ fn sample_morph_block(block: &MorphBlock, time: f32, out: &mut [Vec3]) {
         if let Some(v) = out.get_mut(vertex as usize) {
             *v = pa.lerp(*pb, f);
         }
-    }
-}
-
-fn sample_frames(times: &[f32], frames: &[Vec<Vec3>], time: f32, out: &mut [Vec3]) {
-    let Some((a, b, f)) = frame_segment(times, time) else { return };
-    let (Some(fa), Some(fb)) = (frames.get(a), frames.get(b)) else { return };
-    for ((o, pa), pb) in out.iter_mut().zip(fa).zip(fb) {
-        *o = pa.lerp(*pb, f);
     }
 }
 

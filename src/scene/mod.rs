@@ -398,10 +398,6 @@ pub enum Channel {
     NodeVisibility { node: usize, keys: Vec<Key<bool>> },
     /// Per-source-vertex positions, linearly interpolated (TPW vertex morph).
     VertexMorph { mesh: usize, blocks: Vec<MorphBlock> },
-    /// Whole-mesh keyframes: `frames[f]` holds every source position at time `times[f]`
-    /// (Quake II); linearly interpolated between neighbouring frames. `normals[f]`, when not
-    /// empty, holds the file's per-source-vertex normals for that frame; `names[f]` its name.
-    FrameMorph { mesh: usize, times: Vec<f32>, frames: Vec<Vec<Vec3>>, normals: Vec<Vec<Vec3>>, names: Vec<String> },
     /// Whole-mesh keyframes kept quantised as the file stores them (Quake II): see
     /// [`PackedFrames`]. Linearly interpolated between neighbouring frames.
     PackedFrames(PackedFrames),
@@ -528,7 +524,7 @@ impl Channel {
             Channel::NodeTranslation { .. } => "position",
             Channel::NodeVisibility { .. } => "visibility",
             Channel::VertexMorph { .. } => "morph",
-            Channel::FrameMorph { .. } | Channel::PackedFrames(_) => "frame-morph",
+            Channel::PackedFrames(_) => "frame-morph",
             Channel::UvRamp { .. } => "uv",
             Channel::BoneFrames { .. } => "bone-frames",
             Channel::BoneTracks { .. } => "bone-tracks",

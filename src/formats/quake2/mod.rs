@@ -5,7 +5,7 @@
 //! - Triangles carry separate vertex and texture-coordinate indices, so render vertices are
 //!   the unique (vertex, st) pairs; `Mesh::vertex_source` points each back at its vertex.
 //! - Frames group into clips by name minus trailing digits (`stand01`..`stand40` → `stand`),
-//!   each a [`Channel::FrameMorph`] played at 10 fps.
+//!   each a [`Channel::PackedFrames`] played at 10 fps.
 //! - Skins resolve beside the model ([`skins`]); the OpenGL command list is parsed and
 //!   validated, but nothing depends on it.
 
