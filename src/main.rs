@@ -136,6 +136,16 @@ fn main() -> ExitCode {
     }
 }
 
+/// Writes a report to stdout. A reader that stops early (`mdview info X | head`) ends the
+/// output quietly instead of a panic, as `println!` would.
+fn emit(text: &str) -> Result<()> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("writing to standard output"),
+    }
+}
+
 fn open(path: &Path) -> Result<Scene> {
     formats::open(path).map_err(|e| anyhow!(e))
 }
@@ -149,9 +159,9 @@ fn run_info(args: &InfoArgs) -> Result<()> {
         summary.decode_ms = Some(elapsed.as_secs_f64() * 1000.0);
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        emit(&format!("{}\n", serde_json::to_string_pretty(&summary)?))?;
     } else {
-        print!("{}", summary.to_text());
+        emit(&summary.to_text())?;
     }
     Ok(())
 }
@@ -182,9 +192,9 @@ fn run_export(args: &ExportArgs) -> Result<()> {
 fn run_scan(args: &ScanArgs) -> Result<()> {
     let report = mdview::scan::scan_dir(&args.dir)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        emit(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
     } else {
-        print!("{}", report.to_text());
+        emit(&report.to_text())?;
     }
     Ok(())
 }
