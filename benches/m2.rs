@@ -13,7 +13,7 @@ use glam::{Mat4, Quat, Vec2, Vec3};
 use mdview::formats::m2::{BuildOptions, decode_with_skin};
 use mdview::scene::anim::Pose;
 use mdview::scene::{
-    Aabb, Channel, Clip, FormatKind, Influence, Joint, JointTracks, Key, Mesh, Node, NodeKind, Scene, SceneKind,
+    Aabb, Channel, Clip, Curve, FormatKind, Influence, Joint, JointTracks, Key, Mesh, Node, NodeKind, Scene, SceneKind,
     Skeleton, SkinWeights, Submesh,
 };
 
@@ -40,12 +40,17 @@ fn skinning_scene() -> Scene {
     let tracks = (0..bones)
         .map(|joint| JointTracks {
             joint,
-            rotation: (0..10)
-                .map(|k| Key { time: k as f32 * 100.0, value: Quat::from_rotation_z(k as f32 * 0.01 * joint as f32) })
-                .collect(),
-            translation: (0..10)
-                .map(|k| Key { time: k as f32 * 100.0, value: Vec3::splat(k as f32 * 0.001) })
-                .collect(),
+            rotation: Curve::linear(
+                (0..10)
+                    .map(|k| Key {
+                        time: k as f32 * 100.0,
+                        value: Quat::from_rotation_z(k as f32 * 0.01 * joint as f32),
+                    })
+                    .collect(),
+            ),
+            translation: Curve::linear(
+                (0..10).map(|k| Key { time: k as f32 * 100.0, value: Vec3::splat(k as f32 * 0.001) }).collect(),
+            ),
             ..Default::default()
         })
         .collect();

@@ -248,7 +248,7 @@ fn clips_carry_bone_tracks_in_milliseconds() {
         let Some(Channel::BoneTracks { joints, .. }) = clip.channels.first() else { panic!("no bone tracks") };
         assert!(!joints.is_empty());
         for j in joints {
-            assert!(j.rotation.iter().all(|k| k.time >= 0.0 && k.time <= clip.end + 1.0));
+            assert!(j.rotation.keys.iter().all(|k| k.time >= 0.0 && k.time <= clip.end + 1.0));
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 
-use super::{Channel, Clip, Key, MorphBlock, Scene, SkinWeights};
+use super::{Channel, Clip, Curve, Interpolation, Key, MorphBlock, Scene, SkinWeights};
 
 /// The scene's state at one time.
 #[derive(Debug, Clone, Default)]
@@ -177,14 +177,14 @@ impl Pose {
                 }
                 Channel::MaterialColor { material, keys, time: timing } => {
                     if let (Some(c), Some(rgb)) =
-                        (self.material_colors.get_mut(*material), sample_vec3(keys, timing.apply(time)))
+                        (self.material_colors.get_mut(*material), sample_curve(keys, timing.apply(time)))
                     {
                         *c = rgb.extend(c.w);
                     }
                 }
                 Channel::MaterialAlpha { material, keys, time: timing } => {
                     if let (Some(c), Some(a)) =
-                        (self.material_colors.get_mut(*material), sample_f32(keys, timing.apply(time)))
+                        (self.material_colors.get_mut(*material), sample_curve(keys, timing.apply(time)))
                     {
                         // The product of the clip's alpha channels replaces the base alpha.
                         let first = alpha_set.get(*material).is_some_and(|set| !set);
@@ -196,9 +196,9 @@ impl Pose {
                 }
                 Channel::UvTransform { material, translation, rotation, scale, time: timing } => {
                     if let Some(m) = self.uv_transforms.get_mut(*material) {
-                        let t = sample_vec3(translation, timing[0].apply(time)).unwrap_or(Vec3::ZERO);
-                        let r = sample_quat(rotation, timing[1].apply(time)).unwrap_or(Quat::IDENTITY);
-                        let s = sample_vec3(scale, timing[2].apply(time)).unwrap_or(Vec3::ONE);
+                        let t = sample_curve(translation, timing[0].apply(time)).unwrap_or(Vec3::ZERO);
+                        let r = sample_curve(rotation, timing[1].apply(time)).unwrap_or(Quat::IDENTITY);
+                        let s = sample_curve(scale, timing[2].apply(time)).unwrap_or(Vec3::ONE);
                         let centre = Vec3::new(0.5, 0.5, 0.0);
                         *m = Mat4::from_translation(t + centre)
                             * Mat4::from_quat(r)
@@ -386,6 +386,72 @@ pub fn sample_f32(keys: &[Key<f32>], time: f32) -> Option<f32> {
     Some(va + (vb - va) * f)
 }
 
+/// Values a [`Curve`] can hold: linear blending, plus the sums and scalings cubic curves need.
+pub trait CurveValue: Copy + std::ops::Add<Output = Self> + std::ops::Mul<f32, Output = Self> {
+    /// The value a fraction `f` of the way from `a` to `b` (the linear case).
+    fn blend(a: Self, b: Self, f: f32) -> Self;
+    /// Puts a cubic combination back into the value's space (unit quaternions); `None` when it
+    /// cannot be (a degenerate quaternion), so the sampler falls back to linear.
+    fn settle(self) -> Option<Self> {
+        Some(self)
+    }
+}
+
+impl CurveValue for f32 {
+    fn blend(a: f32, b: f32, f: f32) -> f32 {
+        a + (b - a) * f
+    }
+}
+
+impl CurveValue for Vec3 {
+    fn blend(a: Vec3, b: Vec3, f: f32) -> Vec3 {
+        a.lerp(b, f)
+    }
+}
+
+impl CurveValue for Quat {
+    fn blend(a: Quat, b: Quat, f: f32) -> Quat {
+        let b = if a.dot(b) < 0.0 { -b } else { b };
+        a.slerp(b, f).normalize()
+    }
+
+    fn settle(self) -> Option<Quat> {
+        (self.is_finite() && self.length_squared() > 1e-12).then(|| self.normalize())
+    }
+}
+
+/// Samples a curve at `time` (clamped outside its keys). Hermite and Bezier segments use the
+/// out-tangent of the earlier key and the in-tangent of the later one; a curve without one
+/// tangent pair per key plays linearly.
+pub fn sample_curve<T: CurveValue>(curve: &Curve<T>, time: f32) -> Option<T> {
+    let (a, b, r) = segment(&curve.keys, time)?;
+    let (va, vb) = (curve.keys.get(a)?.value, curve.keys.get(b)?.value);
+    if a == b {
+        return Some(va);
+    }
+    let linear = T::blend(va, vb, r);
+    if curve.interpolation == Interpolation::Linear || curve.tangents.len() != curve.keys.len() {
+        return Some(linear);
+    }
+    let (Some(&[_, out_a]), Some(&[in_b, _])) = (curve.tangents.get(a), curve.tangents.get(b)) else {
+        return Some(linear);
+    };
+    let (r2, r3) = (r * r, r * r * r);
+    let cubic = match curve.interpolation {
+        Interpolation::Hermite => {
+            va * (2.0 * r3 - 3.0 * r2 + 1.0)
+                + vb * (3.0 * r2 - 2.0 * r3)
+                + out_a * (r3 - 2.0 * r2 + r)
+                + in_b * (r3 - r2)
+        }
+        Interpolation::Bezier | Interpolation::Linear => {
+            let s = 1.0 - r;
+            va * (s * s * s) + out_a * (3.0 * r * s * s) + in_b * (3.0 * r2 * s) + vb * r3
+        }
+    };
+    Some(cubic.settle().unwrap_or(linear))
+}
+
 fn last_at_or_before<T>(keys: &[Key<T>], time: f32) -> Option<&Key<T>> {
     let n = keys.partition_point(|k| k.time <= time);
     n.checked_sub(1).and_then(|i| keys.get(i))
@@ -434,9 +500,9 @@ fn evaluate_bone_tracks(skeleton: &super::Skeleton, tracks: &[super::JointTracks
     for track in tracks {
         let Some(joint) = skeleton.joints.get(track.joint) else { continue };
         let [tt, rt, st] = track.timing;
-        let t = sample_vec3(&track.translation, tt.apply(time)).unwrap_or(Vec3::ZERO);
-        let r = sample_quat(&track.rotation, rt.apply(time)).unwrap_or(Quat::IDENTITY);
-        let s = sample_vec3(&track.scale, st.apply(time)).unwrap_or(Vec3::ONE);
+        let t = sample_curve(&track.translation, tt.apply(time)).unwrap_or(Vec3::ZERO);
+        let r = sample_curve(&track.rotation, rt.apply(time)).unwrap_or(Quat::IDENTITY);
+        let s = sample_curve(&track.scale, st.apply(time)).unwrap_or(Vec3::ONE);
         if let Some(local) = locals.get_mut(track.joint) {
             *local = Mat4::from_translation(joint.pivot + t)
                 * Mat4::from_quat(r)
@@ -498,6 +564,52 @@ mod tests {
 
     fn keys(values: &[(f32, Quat)]) -> Vec<Key<Quat>> {
         values.iter().map(|&(time, value)| Key { time, value }).collect()
+    }
+
+    fn scalar_curve(interpolation: Interpolation, values: [f32; 2], tangents: [[f32; 2]; 2]) -> Curve<f32> {
+        Curve {
+            keys: vec![Key { time: 0.0, value: values[0] }, Key { time: 10.0, value: values[1] }],
+            interpolation,
+            tangents: tangents.to_vec(),
+        }
+    }
+
+    #[test]
+    fn hermite_uses_the_out_tangent_of_the_first_key_and_the_in_tangent_of_the_second() {
+        // r = 0.5: h00 = h01 = 0.5, h10 = 0.125, h11 = -0.125.
+        let curve = scalar_curve(Interpolation::Hermite, [0.0, 1.0], [[99.0, 2.0], [0.0, 99.0]]);
+        assert!((sample_curve(&curve, 5.0).unwrap() - 0.75).abs() < 1e-6);
+        // r = 0.25: h00 = 0.84375, h01 = 0.15625, h10 = 0.140625, h11 = -0.046875.
+        let curve = scalar_curve(Interpolation::Hermite, [2.0, 4.0], [[0.0, 1.0], [3.0, 0.0]]);
+        let expected = 2.0 * 0.84375 + 4.0 * 0.15625 + 0.140625 - 3.0 * 0.046875;
+        assert!((sample_curve(&curve, 2.5).unwrap() - expected).abs() < 1e-6);
+        assert_eq!(sample_curve(&curve, -1.0), Some(2.0));
+        assert_eq!(sample_curve(&curve, 11.0), Some(4.0));
+    }
+
+    #[test]
+    fn bezier_uses_tangents_as_inner_control_points() {
+        // Control points 0, 1, 1, 0 at r = 0.5: 3·0.5·0.25 + 3·0.25·0.5 = 0.75.
+        let curve = scalar_curve(Interpolation::Bezier, [0.0, 0.0], [[99.0, 1.0], [1.0, 99.0]]);
+        assert!((sample_curve(&curve, 5.0).unwrap() - 0.75).abs() < 1e-6);
+        // Missing tangents play linearly.
+        let mut curve = scalar_curve(Interpolation::Bezier, [0.0, 1.0], [[0.0; 2]; 2]);
+        curve.tangents.clear();
+        assert!((sample_curve(&curve, 2.5).unwrap() - 0.25).abs() < 1e-6);
+    }
+
+    #[test]
+    fn cubic_quaternions_come_out_unit_length() {
+        let (a, b) = (Quat::IDENTITY, Quat::from_rotation_z(1.0));
+        let curve = Curve {
+            keys: vec![Key { time: 0.0, value: a }, Key { time: 1.0, value: b }],
+            interpolation: Interpolation::Hermite,
+            tangents: vec![[Quat::from_xyzw(0.0, 0.0, 0.0, 0.0); 2]; 2],
+        };
+        let q = sample_curve(&curve, 0.3).unwrap();
+        assert!((q.length() - 1.0).abs() < 1e-5);
+        // Zero tangents: the value follows smoothstep between the keys, so it sits between them.
+        assert!(q.angle_between(a) < 1.0 && q.angle_between(b) < 1.0);
     }
 
     #[test]

@@ -362,6 +362,48 @@ pub struct Key<T> {
     pub value: T,
 }
 
+/// How a [`Curve`] moves between its keys. Step keys are stored as doubled linear keys by the
+/// decoders, so they need no variant of their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Interpolation {
+    #[default]
+    Linear,
+    /// Cubic Hermite: `h00·v₀ + h01·v₁ + h10·out₀ + h11·in₁`, with `r` in 0..1 over the segment.
+    Hermite,
+    /// Cubic Bezier with control points `v₀, out₀, in₁, v₁`.
+    Bezier,
+}
+
+/// Keys and how to interpolate them. Hermite and Bezier curves carry one `[in, out]` tangent
+/// pair per key; a curve whose tangents do not match its keys plays linearly.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Curve<T> {
+    pub keys: Vec<Key<T>>,
+    pub interpolation: Interpolation,
+    pub tangents: Vec<[T; 2]>,
+}
+
+impl<T> Default for Curve<T> {
+    fn default() -> Self {
+        Self::linear(Vec::new())
+    }
+}
+
+impl<T> Curve<T> {
+    pub fn linear(keys: Vec<Key<T>>) -> Self {
+        Self { keys, interpolation: Interpolation::Linear, tangents: Vec::new() }
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+}
+
 /// Morph keys for a set of source vertices that share key times (one TPW morph record):
 /// `positions[key * vertices.len() + k]` is the absolute position of source vertex
 /// `vertices[k]` at `times[key]`. Sharing the times lets a frame find its segment once per
@@ -408,17 +450,17 @@ pub enum Channel {
     /// Keyed joint TRS about the joint's pivot (M2), times in the clip's units.
     BoneTracks { skeleton: usize, joints: Vec<JointTracks> },
     /// A material's RGB replaced by keyed values (M2 colour tracks); see [`anim::Pose::material_colors`].
-    MaterialColor { material: usize, keys: Vec<Key<Vec3>>, time: TrackTime },
+    MaterialColor { material: usize, keys: Curve<Vec3>, time: TrackTime },
     /// A material's alpha from keyed values in 0..=1 (M2 colour alpha and transparency tracks):
     /// the product of a clip's alpha channels on one material replaces its base alpha.
-    MaterialAlpha { material: usize, keys: Vec<Key<f32>>, time: TrackTime },
+    MaterialAlpha { material: usize, keys: Curve<f32>, time: TrackTime },
     /// A material's texture-coordinate transform (M2 texture animation): translation, then
     /// rotation and scale about the texture centre (0.5, 0.5); see [`anim::Pose::uv_transforms`].
     UvTransform {
         material: usize,
-        translation: Vec<Key<Vec3>>,
-        rotation: Vec<Key<Quat>>,
-        scale: Vec<Key<Vec3>>,
+        translation: Curve<Vec3>,
+        rotation: Curve<Quat>,
+        scale: Curve<Vec3>,
         /// Timing of translation, rotation and scale.
         time: [TrackTime; 3],
     },
@@ -509,9 +551,9 @@ impl PackedFrames {
 #[derive(Debug, Clone, Default)]
 pub struct JointTracks {
     pub joint: usize,
-    pub translation: Vec<Key<Vec3>>,
-    pub rotation: Vec<Key<Quat>>,
-    pub scale: Vec<Key<Vec3>>,
+    pub translation: Curve<Vec3>,
+    pub rotation: Curve<Quat>,
+    pub scale: Curve<Vec3>,
     /// Timing of translation, rotation and scale (M2 global sequences).
     pub timing: [TrackTime; 3],
 }

@@ -13,9 +13,9 @@ use super::names;
 use super::skin::Skin;
 use super::tracks::Track;
 use crate::scene::{
-    Aabb, AlphaMode, BlendMode, Channel, Clip, DetailRow, DetailSection, FormatKind, Influence, Joint, JointTracks,
-    Key, Material, Mesh, Node, NodeKind, RawField, Scene, SceneKind, Skeleton, SkinWeights, Submesh, TrackReport,
-    TrackTime,
+    Aabb, AlphaMode, BlendMode, Channel, Clip, Curve, DetailRow, DetailSection, FormatKind, Influence, Joint,
+    JointTracks, Key, Material, Mesh, Node, NodeKind, RawField, Scene, SceneKind, Skeleton, SkinWeights, Submesh,
+    TrackReport, TrackTime,
 };
 
 /// What the scene builder needs besides the decoded files.
@@ -52,16 +52,24 @@ pub fn sequence_name(id: u16, variation: u16) -> String {
 
 /// Keys of `track` for `sequence` in scene axes, or `None` when the track never animates. A
 /// track that animates other sequences but not this one holds its first value.
-fn clip_keys<T: Copy>(track: &Track<T>, sequence: usize, map: impl Fn(T) -> T) -> Option<(Vec<Key<T>>, TrackTime)> {
+fn clip_keys<T: Copy>(track: &Track<T>, sequence: usize, map: impl Fn(T) -> T) -> Option<(Curve<T>, TrackTime)> {
     if !track.is_animated() {
         return None;
     }
-    let (keys, time) = track.keys_for(sequence);
-    if keys.is_empty() {
-        let value = track.first_value()?;
-        return Some((vec![Key { time: 0.0, value: map(value) }], TrackTime::Clip));
+    match track.keys_for(sequence) {
+        (Some(curve), time) if !curve.is_empty() => Some((
+            Curve {
+                keys: curve.keys.iter().map(|k| Key { time: k.time, value: map(k.value) }).collect(),
+                interpolation: curve.interpolation,
+                tangents: curve.tangents.iter().map(|&[i, o]| [map(i), map(o)]).collect(),
+            },
+            time,
+        )),
+        _ => {
+            let value = track.first_value()?;
+            Some((Curve::linear(vec![Key { time: 0.0, value: map(value) }]), TrackTime::Clip))
+        }
     }
-    Some((keys.iter().map(|k| Key { time: k.time, value: map(k.value) }).collect(), time))
 }
 
 fn static_or<T: Copy>(track: &Track<T>, default: T) -> T {
