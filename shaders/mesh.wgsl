@@ -32,6 +32,9 @@ struct Material {
     two_sided: u32,
     unlit: u32,
     textured: u32,
+    // The texture transform (M2 texture animation): u' = dot(row0.xy, uv) + row0.w, likewise v.
+    uv_row0: vec4<f32>,
+    uv_row1: vec4<f32>,
 };
 
 @group(0) @binding(0) var<uniform> frame: Frame;
@@ -65,7 +68,8 @@ fn vs_mesh(v: VertexIn) -> VertexOut {
 // Lit, textured colour with straight alpha. Written without branches on per-fragment values,
 // so the texture sample and derivatives stay in uniform control flow.
 fn surface(in: VertexOut, front_facing: bool) -> vec4<f32> {
-    let texel = textureSample(base_texture, base_sampler, in.uv);
+    let uv = vec2<f32>(dot(material.uv_row0.xy, in.uv) + material.uv_row0.w, dot(material.uv_row1.xy, in.uv) + material.uv_row1.w);
+    let texel = textureSample(base_texture, base_sampler, uv);
     let use_texture = frame.options.x != 0u && material.textured != 0u;
     var rgb = material.base_color.rgb * select(vec3<f32>(0.8), texel.rgb, use_texture);
     // Alpha keeps the texture's shape even with textures off, so cut-outs stay cut out.

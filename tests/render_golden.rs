@@ -346,3 +346,98 @@ fn quake2_hunter_running_with_weapon_and_pcx_skin() {
 fn quake2_turretdroid_with_png_skin() {
     quake2_golden("turretdroid/TurretDroid.md2", "stand", 0.0, "quake2_turretdroid");
 }
+
+/// The renderer applies the pose's material channels: colour, alpha and the texture transform
+/// (M2 colour, transparency and texture-animation tracks). One unlit, blended quad whose
+/// texture is red on the left half and green on the right, on black.
+#[test]
+fn material_colour_alpha_and_texture_transform_animate() {
+    use mdview::scene::{BlendMode, Channel, Clip, Curve, Key, TrackTime};
+    let dir = std::env::temp_dir().join(format!("mdview-material-anim-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let texture = dir.join("halves.png");
+    RgbaImage::from_fn(64, 64, |x, _| if x < 32 { Rgba([255, 0, 0, 255]) } else { Rgba([0, 255, 0, 255]) })
+        .save(&texture)
+        .expect("png");
+    let mut scene = Scene::new(FormatKind::WowM2, SceneKind::Mesh);
+    scene.path = Some(dir.join("quad.m2"));
+    let mut material = Material::new("halves");
+    material.texture = Some("halves.png".into());
+    material.texture_path = Some(texture);
+    material.alpha = AlphaMode::Blend(BlendMode::Alpha);
+    material.unlit = true;
+    material.two_sided = true;
+    scene.materials.push(material);
+    let mut node = Node::new("quad", NodeKind::Mesh, Mat4::IDENTITY);
+    node.mesh = Some(0);
+    scene.nodes.push(node);
+    scene.meshes.push(quad("quad", 0, Vec2::splat(-1.0), Vec2::splat(1.0), 0));
+    let clip = |name: &str, channel: Channel| Clip {
+        name: name.into(),
+        source: None,
+        start: 0.0,
+        end: 1.0,
+        rate: 1.0,
+        channels: vec![channel],
+        tracks: Vec::new(),
+        warnings: Vec::new(),
+    };
+    fn two_keys<T>(a: T, b: T) -> Curve<T> {
+        Curve::linear(vec![Key { time: 0.0, value: a }, Key { time: 1.0, value: b }])
+    }
+    scene.clips = vec![
+        clip(
+            "colour",
+            Channel::MaterialColor {
+                material: 0,
+                keys: two_keys(Vec3::ONE, Vec3::new(0.0, 1.0, 1.0)),
+                time: TrackTime::Clip,
+            },
+        ),
+        clip("alpha", Channel::MaterialAlpha { material: 0, keys: two_keys(1.0, 0.25), time: TrackTime::Clip }),
+        clip(
+            "uv",
+            Channel::UvTransform {
+                material: 0,
+                translation: two_keys(Vec3::ZERO, Vec3::new(0.5, 0.0, 0.0)),
+                rotation: Curve::default(),
+                scale: Curve::default(),
+                time: [TrackTime::Clip; 3],
+            },
+        ),
+    ];
+    let Some(mut r) = offscreen(&scene, &[]) else { return };
+    let mut view = framed_view(&scene, 0.0, 0.0);
+    view.background = [0.0, 0.0, 0.0, 1.0];
+    // Two sample points across the quad, one in each texture half, and their colours.
+    let sample = |image: &RgbaImage| {
+        let y = image.height() / 2;
+        [image.get_pixel(image.width() * 2 / 5, y).0, image.get_pixel(image.width() * 3 / 5, y).0]
+    };
+    let mut render_at = |clip: usize, time: f32| {
+        let pose = Pose::at(&scene, Some(clip), time);
+        sample(&r.render(&scene, &pose, &view).expect("render"))
+    };
+    let rest = render_at(0, 0.0);
+    let (red_side, green_side) = if rest[0][0] > rest[0][1] { (0, 1) } else { (1, 0) };
+    assert!(rest[red_side][0] > 240 && rest[red_side][1] < 15, "red half at rest: {rest:?}");
+    assert!(rest[green_side][1] > 240 && rest[green_side][0] < 15, "green half at rest: {rest:?}");
+
+    // Colour (0, 1, 1) multiplies the texture: the red half goes black, the green half stays.
+    let coloured = render_at(0, 1.0);
+    assert!(coloured[red_side][0] < 15, "red half under colour (0, 1, 1): {coloured:?}");
+    assert!(coloured[green_side][1] > 240, "green half under colour (0, 1, 1): {coloured:?}");
+
+    // Alpha 0.25 over black: a quarter of the linear intensity, about 137 in sRGB.
+    let faded = render_at(1, 1.0);
+    assert!((110..=160).contains(&faded[red_side][0]), "red half at alpha 0.25: {faded:?}");
+
+    // Half a texture of translation swaps the halves.
+    let scrolled = render_at(2, 1.0);
+    assert!(scrolled[red_side][1] > 240 && scrolled[red_side][0] < 15, "scrolled: {scrolled:?}");
+    assert!(scrolled[green_side][0] > 240 && scrolled[green_side][1] < 15, "scrolled: {scrolled:?}");
+
+    // And back at rest the original state returns (uniforms are rewritten, not left behind).
+    assert_eq!(render_at(2, 0.0), rest);
+    std::fs::remove_dir_all(&dir).ok();
+}

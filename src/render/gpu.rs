@@ -47,15 +47,27 @@ impl DrawUniforms {
     }
 }
 
-/// Per material, uploaded once (`Material` in the shaders).
+/// Per material (`Material` in the shaders): uploaded with the scene, and rewritten when the
+/// pose animates the material's colour, alpha or texture transform.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct MaterialUniforms {
     pub base_color: [f32; 4],
     pub flags: u32,
     pub two_sided: u32,
     pub unlit: u32,
     pub textured: u32,
+    /// The texture transform's first two rows: `u' = dot(row0.xy, uv) + row0.w`, likewise v.
+    pub uv_rows: [[f32; 4]; 2],
+}
+
+impl MaterialUniforms {
+    /// The rows of a `(u, v, 0, 1)` transform that the shader needs.
+    pub fn uv_rows_of(transform: glam::Mat4) -> [[f32; 4]; 2] {
+        [transform.row(0).to_array(), transform.row(1).to_array()]
+    }
+
+    pub const IDENTITY_UV: [[f32; 4]; 2] = [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]];
 }
 
 /// A render vertex's position and normal; rewritten each frame for meshes whose vertices move.
@@ -125,7 +137,7 @@ mod tests {
     fn uniform_sizes_are_multiples_of_16() {
         assert_eq!(size_of::<FrameUniforms>(), 192);
         assert_eq!(size_of::<DrawUniforms>(), 112);
-        assert_eq!(size_of::<MaterialUniforms>(), 32);
+        assert_eq!(size_of::<MaterialUniforms>(), 64);
     }
 
     #[test]

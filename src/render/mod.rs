@@ -235,12 +235,34 @@ struct DrawItem {
     key: PipelineKey,
 }
 
+/// Where a blended surface falls in the back-to-front order: by priority plane (M2; 0
+/// elsewhere), then by depth, then by material layer, so a layer drawn over its base on the
+/// same triangles comes after it.
+#[derive(Debug, Clone, Copy)]
+struct BlendOrder {
+    plane: i32,
+    /// View-space z of the surface's centre; view space looks down -Z, so the most negative is
+    /// the farthest and draws first.
+    depth: f32,
+    order: i32,
+}
+
+impl BlendOrder {
+    fn new(material: &GpuMaterial, depth: f32) -> Self {
+        Self { plane: material.plane, depth, order: material.order }
+    }
+
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.plane.cmp(&other.plane).then(self.depth.total_cmp(&other.depth)).then(self.order.cmp(&other.order))
+    }
+}
+
 /// Per-frame lists, kept between frames so steady-state frames allocate nothing.
 #[derive(Default)]
 struct FrameLists {
     opaque: Vec<DrawItem>,
     cutout: Vec<DrawItem>,
-    blended: Vec<(f32, DrawItem)>,
+    blended: Vec<(BlendOrder, DrawItem)>,
     /// (mesh, slot) of meshes to draw as wireframe, and to highlight.
     wire: Vec<(u32, u32)>,
     highlight: Vec<(u32, u32)>,
@@ -425,11 +447,17 @@ impl Renderer {
                 two_sided: u32::from(material.two_sided),
                 unlit: u32::from(material.unlit),
                 textured: u32::from(texture_key(material).is_some()),
+                uv_rows: MaterialUniforms::IDENTITY_UV,
             };
+            let (bind_group, buffer) = self.material_bind_group(&material.name, &uniforms, view);
             materials.push(GpuMaterial {
-                bind_group: self.material_bind_group(&material.name, &uniforms, view),
+                bind_group,
+                buffer,
+                uniforms,
                 pass,
                 two_sided: material.two_sided,
+                plane: material.draw_order.div_euclid(1 << 16),
+                order: material.draw_order,
             });
             report.materials.push(MaterialReport {
                 material: index,
@@ -439,12 +467,23 @@ impl Renderer {
                 pass,
             });
         }
-        let default_uniforms =
-            MaterialUniforms { base_color: [0.8, 0.8, 0.8, 1.0], flags: 0, two_sided: 0, unlit: 0, textured: 0 };
+        let default_uniforms = MaterialUniforms {
+            base_color: [0.8, 0.8, 0.8, 1.0],
+            flags: 0,
+            two_sided: 0,
+            unlit: 0,
+            textured: 0,
+            uv_rows: MaterialUniforms::IDENTITY_UV,
+        };
+        let (bind_group, buffer) = self.material_bind_group("default", &default_uniforms, &self.white.view);
         materials.push(GpuMaterial {
-            bind_group: self.material_bind_group("default", &default_uniforms, &self.white.view),
+            bind_group,
+            buffer,
+            uniforms: default_uniforms,
             pass: DrawPass::Opaque,
             two_sided: false,
+            plane: 0,
+            order: 0,
         });
         let default_material = materials.len() - 1;
 
@@ -479,13 +518,13 @@ impl Renderer {
         label: &str,
         uniforms: &MaterialUniforms,
         view: &wgpu::TextureView,
-    ) -> wgpu::BindGroup {
+    ) -> (wgpu::BindGroup, wgpu::Buffer) {
         let buffer = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some(label),
             contents: bytemuck::bytes_of(uniforms),
-            usage: wgpu::BufferUsages::UNIFORM,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         });
-        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(label),
             layout: &self.layouts.material,
             entries: &[
@@ -493,7 +532,8 @@ impl Renderer {
                 wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::TextureView(view) },
                 wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::Sampler(&self.sampler) },
             ],
-        })
+        });
+        (bind_group, buffer)
     }
 
     /// Renders `pose` of `scene` (the scene last given to [`Renderer::load_scene`]) and
@@ -544,6 +584,7 @@ impl Renderer {
         };
         let GpuScene { meshes, materials, .. } = gpu_scene;
         mark_subtree(scene, view.selected_node, &mut lists.selected);
+        update_material_uniforms(&self.queue, scene, pose, materials);
 
         // Placement slots: one per visible mesh.
         let stride = self.draws.stride as usize;
@@ -576,7 +617,7 @@ impl Renderer {
                     DrawPass::Blend(_) => {
                         let center_view =
                             view_from_world.transform_point3(world_from_local.transform_point3(sub.center));
-                        lists.blended.push((center_view.z, item));
+                        lists.blended.push((BlendOrder::new(material, center_view.z), item));
                     }
                 }
             }
@@ -588,8 +629,7 @@ impl Renderer {
             }
             slot += 1;
         }
-        // View space looks down -Z: the most negative z is the farthest, drawn first.
-        lists.blended.sort_by(|a, b| a.0.total_cmp(&b.0));
+        lists.blended.sort_by(|a, b| a.0.cmp(&b.0));
         // Group opaque and cut-out draws by pipeline to save state changes.
         lists
             .opaque
@@ -791,6 +831,26 @@ fn texture_key(material: &crate::scene::Material) -> Option<String> {
         (Some(path), _) => Some(format!("path:{}", path.display())),
         (None, Some(name)) => Some(format!("name:{}", name.to_lowercase())),
         (None, None) => None,
+    }
+}
+
+/// Rewrites the uniforms of materials whose colour, alpha or texture transform the pose
+/// changed since the last frame (and only those).
+fn update_material_uniforms(queue: &wgpu::Queue, scene: &Scene, pose: &Pose, materials: &mut [GpuMaterial]) {
+    for (index, gpu) in materials.iter_mut().enumerate().take(scene.materials.len()) {
+        let color =
+            pose.material_colors.get(index).copied().or_else(|| scene.materials.get(index).map(|m| m.base_color));
+        let uv_rows =
+            pose.uv_transforms.get(index).map_or(MaterialUniforms::IDENTITY_UV, |m| MaterialUniforms::uv_rows_of(*m));
+        let mut wanted = gpu.uniforms;
+        if let Some(color) = color {
+            wanted.base_color = color.to_array();
+        }
+        wanted.uv_rows = uv_rows;
+        if wanted != gpu.uniforms {
+            queue.write_buffer(&gpu.buffer, 0, bytemuck::bytes_of(&wanted));
+            gpu.uniforms = wanted;
+        }
     }
 }
 

@@ -147,7 +147,9 @@ pub(super) fn create_pipeline(
     };
     // Reversed depth: nearer is greater.
     let (depth_write, depth_compare) = match key {
-        PipelineKey::Surface { pass: DrawPass::Blend(_), .. } => (false, wgpu::CompareFunction::Greater),
+        // GreaterEqual: a blended layer over its base on the same triangles (M2 material
+        // layers) passes at equal depth.
+        PipelineKey::Surface { pass: DrawPass::Blend(_), .. } => (false, wgpu::CompareFunction::GreaterEqual),
         PipelineKey::Surface { .. } => (true, wgpu::CompareFunction::Greater),
         PipelineKey::Wire | PipelineKey::Lines => (false, wgpu::CompareFunction::GreaterEqual),
         PipelineKey::Highlight | PipelineKey::GridLines => (false, wgpu::CompareFunction::Always),

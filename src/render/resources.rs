@@ -8,7 +8,7 @@ use glam::Vec3;
 use image::RgbaImage;
 use wgpu::util::DeviceExt;
 
-use super::gpu::{DrawUniforms, PositionNormal};
+use super::gpu::{DrawUniforms, MaterialUniforms, PositionNormal};
 use super::{COLOR_FORMAT, DEPTH_FORMAT, DrawPass, overlays, textures};
 use crate::scene::Mesh;
 use crate::scene::anim::Pose;
@@ -29,8 +29,16 @@ pub(super) struct GpuTexture {
 
 pub(super) struct GpuMaterial {
     pub(super) bind_group: wgpu::BindGroup,
+    /// The uniform buffer behind `bind_group`, and what it holds now.
+    pub(super) buffer: wgpu::Buffer,
+    pub(super) uniforms: MaterialUniforms,
     pub(super) pass: DrawPass,
     pub(super) two_sided: bool,
+    /// The priority plane (M2): blended surfaces of a lower plane draw first whatever their depth.
+    pub(super) plane: i32,
+    /// Draw order within the plane (M2 material layer): a later layer draws over an earlier one
+    /// on the same triangles.
+    pub(super) order: i32,
 }
 
 pub(super) struct GpuSubmesh {
@@ -85,8 +93,9 @@ pub(super) struct DrawSlots {
     pub(super) staging: Vec<u8>,
 }
 
-/// Writes morphed positions (with recomputed normals) and animated UVs for meshes the pose
-/// animates, and puts the rest data back once a mesh stops animating.
+/// Writes animated positions and UVs for meshes the pose animates, and puts the rest data back
+/// once a mesh stops animating. Normals are the pose's own where it has them (Quake II's
+/// normal table, skinned normals), else recomputed from the moved positions.
 pub(super) fn update_animated_buffers(
     queue: &wgpu::Queue,
     mesh: &Mesh,
@@ -97,12 +106,18 @@ pub(super) fn update_animated_buffers(
 ) {
     match pose.positions.get(mesh_index).and_then(Option::as_ref) {
         Some(positions) if positions.len() == gpu_mesh.vertex_count => {
-            smooth_normals(positions, &mesh.triangles, &mut scratch.normals);
+            let normals = match pose.normals.get(mesh_index).and_then(Option::as_ref) {
+                Some(normals) if normals.len() == positions.len() => normals,
+                _ => {
+                    smooth_normals(positions, &mesh.triangles, &mut scratch.normals);
+                    &scratch.normals
+                }
+            };
             scratch.vertices.clear();
             scratch.vertices.extend(
                 positions
                     .iter()
-                    .zip(&scratch.normals)
+                    .zip(normals)
                     .map(|(p, n)| PositionNormal { position: p.to_array(), normal: n.to_array() }),
             );
             queue.write_buffer(&gpu_mesh.vertices, 0, bytemuck::cast_slice(&scratch.vertices));
