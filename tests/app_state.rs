@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use mdview::app::loader::{self, Loader, Request};
-use mdview::app::state::{Applied, Folder, PlayMode, RECENT_LIMIT, Recent, Session, Timeline};
+use mdview::app::state::{Applied, Folder, PlayMode, RECENT_LIMIT, Recent, Session, TimeUnit, Timeline};
 use mdview::formats::tpw::writer::{AnimFile, RotationKeySpec, TrackSpec, quat_y};
 
 fn paths(names: &[&str]) -> Vec<PathBuf> {
@@ -178,6 +178,27 @@ fn frame_steps_and_seeks() {
     assert_eq!(t.frame(), 0.0);
 }
 
+/// M2 clips are timed in milliseconds: the timeline plays them in real time and steps by one
+/// 30 fps frame.
+#[test]
+fn millisecond_timelines_play_in_real_time_and_step_by_30_fps_frames() {
+    let mut t = Timeline::new(0.0, 1000.0, 1000.0);
+    assert_eq!(t.unit, TimeUnit::Milliseconds);
+    assert_eq!(Timeline::new(0.0, 10.0, 25.0).unit, TimeUnit::Frames);
+    t.playing = true;
+    t.advance(0.25);
+    assert!((t.time - 250.0).abs() < 1e-3, "a quarter second is 250 ms: {}", t.time);
+    t.step_frames(1);
+    assert!((t.time - 8.0 * 1000.0 / 30.0).abs() < 1e-3, "next 30 fps frame after 250 ms: {}", t.time);
+    t.step_frames(-2);
+    assert!((t.time - 6.0 * 1000.0 / 30.0).abs() < 1e-3, "{}", t.time);
+    t.time = 990.0;
+    t.step_frames(1);
+    assert_eq!(t.time, 1000.0, "the last step lands on the end");
+    t.step_frames(1);
+    assert_eq!(t.time, 0.0, "loop mode wraps past the end");
+}
+
 #[test]
 fn a_zero_length_clip_stays_put() {
     let mut t = Timeline::new(3.0, 3.0, 25.0);
@@ -248,7 +269,7 @@ fn model_folder(name: &str) -> PathBuf {
 
 fn load_now(session: &mut Session, id: u64, path: &Path) -> Applied {
     session.begin(id, path.to_path_buf());
-    session.apply(loader::load(Request { id, path: path.to_path_buf(), requested_at: Instant::now() }))
+    session.apply(loader::load(Request::new(id, path.to_path_buf(), Instant::now())))
 }
 
 #[test]
@@ -305,10 +326,10 @@ fn stale_results_are_dropped() {
     let mut session = Session::default();
     let model = dir.join("island.md2");
     session.begin(7, model.clone());
-    let old = loader::load(Request { id: 6, path: model.clone(), requested_at: Instant::now() });
+    let old = loader::load(Request::new(6, model.clone(), Instant::now()));
     assert_eq!(session.apply(old), Applied::Stale);
     assert!(session.doc.is_none());
-    let new = loader::load(Request { id: 7, path: model, requested_at: Instant::now() });
+    let new = loader::load(Request::new(7, model, Instant::now()));
     assert_eq!(session.apply(new), Applied::Opened);
 }
 

@@ -252,3 +252,95 @@ fn clips_carry_bone_tracks_in_milliseconds() {
         }
     }
 }
+
+/// A temporary copy of the rabbit that declares two skin profiles (the second a copy of the
+/// first) and has two .blp files beside it, for the viewer's choices.
+fn rabbit_with_two_profiles(tag: &str) -> Option<PathBuf> {
+    let source = corpus("rabbit")?;
+    let dir = std::env::temp_dir().join(format!("mdview-m2-choices-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut m2 = std::fs::read(source.join("Rabbit.m2")).unwrap();
+    m2[0x44..0x48].copy_from_slice(&2u32.to_le_bytes());
+    std::fs::write(dir.join("Rabbit.m2"), m2).unwrap();
+    let skin = std::fs::read(source.join("Rabbit00.skin")).unwrap();
+    std::fs::write(dir.join("Rabbit00.skin"), &skin).unwrap();
+    std::fs::write(dir.join("rabbit01.SKIN"), &skin).unwrap();
+    let blp = std::fs::read(source.join("RabbitSkin.blp")).unwrap();
+    std::fs::write(dir.join("RabbitSkin.blp"), &blp).unwrap();
+    std::fs::write(dir.join("RabbitSkinGrey.blp"), &blp).unwrap();
+    Some(dir)
+}
+
+#[test]
+fn skin_profile_and_runtime_texture_are_choices_that_reopen() {
+    use mdview::formats::{Pick, m2};
+    let Some(dir) = rabbit_with_two_profiles("open") else { return };
+    let path = dir.join("Rabbit.m2");
+    let scene = formats::open(&path).unwrap();
+    let skin = scene.choices.iter().find(|c| c.key == m2::CHOICE_SKIN_PROFILE).expect("skin choice");
+    assert_eq!(skin.options, ["Rabbit00.skin", "Rabbit01.skin"]);
+    assert_eq!(skin.available, [true, true]);
+    assert_eq!(skin.selected, Some(0));
+    let texture = scene.choices.iter().find(|c| c.key == m2::CHOICE_RUNTIME_TEXTURE).expect("texture choice");
+    assert_eq!(texture.options, ["RabbitSkin.blp", "RabbitSkinGrey.blp"]);
+    assert_eq!(texture.selected, Some(0));
+
+    let picks = [
+        Pick { key: m2::CHOICE_SKIN_PROFILE.into(), option: 1 },
+        Pick { key: m2::CHOICE_RUNTIME_TEXTURE.into(), option: 1 },
+    ];
+    let reopened = formats::open_with(&path, &picks).unwrap();
+    let selected = |key: &str| reopened.choices.iter().find(|c| c.key == key).and_then(|c| c.selected);
+    assert_eq!(selected(m2::CHOICE_SKIN_PROFILE), Some(1));
+    assert_eq!(selected(m2::CHOICE_RUNTIME_TEXTURE), Some(1));
+    assert_eq!(reopened.materials[0].texture.as_deref(), Some("RabbitSkinGrey.blp"));
+    assert_eq!(reopened.meshes[0].triangles.len(), 107, "profile 1 is a copy of profile 0");
+    let profiles = detail(&reopened, "Skin profiles");
+    assert!(format!("{profiles:?}").contains("found, in use"), "{profiles:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_missing_profile_is_offered_but_not_available() {
+    let Some(dir) = rabbit_with_two_profiles("missing") else { return };
+    std::fs::remove_file(dir.join("Rabbit00.skin")).unwrap();
+    let scene = formats::open(&dir.join("Rabbit.m2")).unwrap();
+    let skin = &scene.choices[0];
+    assert_eq!(skin.options, ["Rabbit00.skin (missing)", "Rabbit01.skin"]);
+    assert_eq!(skin.available, [false, true]);
+    assert_eq!(skin.selected, Some(1), "the profile that exists is used");
+    assert!(scene.warnings.iter().any(|w| w.contains("Rabbit00.skin")), "{:?}", scene.warnings);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The viewer's reopen with another pick keeps the clip, time and selection.
+#[test]
+fn reopening_with_another_pick_keeps_the_clip_and_time() {
+    use mdview::app::loader::{self, Request};
+    use mdview::app::state::{Applied, Session};
+    use mdview::formats::{Pick, m2};
+    let Some(dir) = rabbit_with_two_profiles("session") else { return };
+    let path = dir.join("Rabbit.m2");
+    let mut session = Session::default();
+    session.begin(1, path.clone());
+    assert_eq!(session.apply(loader::load(Request::new(1, path.clone(), std::time::Instant::now()))), Applied::Opened);
+    let doc = session.doc.as_mut().unwrap();
+    let run = doc.scene.clips.iter().position(|c| c.name == "Run").unwrap();
+    doc.play_clip(Some(run));
+    doc.timeline.seek(400.0);
+    doc.timeline.playing = false;
+    doc.selected = Some(3);
+
+    let mut request = Request::new(2, path.clone(), std::time::Instant::now());
+    request.picks = vec![Pick { key: m2::CHOICE_RUNTIME_TEXTURE.into(), option: 1 }];
+    request.reopen = true;
+    session.begin(2, path.clone());
+    assert_eq!(session.apply(loader::load(request)), Applied::Reopened);
+    let doc = session.doc.as_ref().unwrap();
+    assert_eq!(doc.clip, Some(run));
+    assert_eq!(doc.timeline.time, 400.0);
+    assert!(!doc.timeline.playing);
+    assert_eq!(doc.selected, Some(3));
+    assert_eq!(doc.scene.materials[0].texture.as_deref(), Some("RabbitSkinGrey.blp"));
+    std::fs::remove_dir_all(&dir).ok();
+}

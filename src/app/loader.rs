@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant};
 
-use crate::formats;
+use crate::formats::{self, Pick};
 use crate::info::Summary;
 use crate::scene::Scene;
 
@@ -17,6 +17,17 @@ pub struct Request {
     pub path: PathBuf,
     /// When the user asked (the key press), for the open-latency figure.
     pub requested_at: Instant,
+    /// Picks among the choices an earlier open offered (M2 skin profile, run-time texture).
+    pub picks: Vec<Pick>,
+    /// The same model again with other picks: the viewer keeps its camera, clip and time.
+    pub reopen: bool,
+}
+
+impl Request {
+    /// A plain open of `path`.
+    pub fn new(id: u64, path: PathBuf, requested_at: Instant) -> Request {
+        Request { id, path, requested_at, picks: Vec::new(), reopen: false }
+    }
 }
 
 /// A decoded model, or why it could not be opened.
@@ -26,6 +37,8 @@ pub struct Loaded {
     pub requested_at: Instant,
     pub decode_time: Duration,
     pub result: Result<Box<(Scene, Summary)>, String>,
+    /// See [`Request::reopen`].
+    pub reopen: bool,
 }
 
 /// The handle the UI keeps: send requests, poll results.
@@ -62,9 +75,14 @@ impl Loader {
 
     /// Queues `path`; returns the request id (the newest id wins).
     pub fn request(&mut self, path: PathBuf, requested_at: Instant) -> u64 {
+        self.request_with(path, requested_at, Vec::new(), false)
+    }
+
+    /// Queues `path` with picks among its choices; see [`Request`].
+    pub fn request_with(&mut self, path: PathBuf, requested_at: Instant, picks: Vec<Pick>, reopen: bool) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
-        if self.requests.send(Request { id, path, requested_at }).is_err() {
+        if self.requests.send(Request { id, path, requested_at, picks, reopen }).is_err() {
             log::error!("the loader thread has stopped");
         }
         id
@@ -86,7 +104,7 @@ impl Loader {
 pub fn load(request: Request) -> Loaded {
     let started = Instant::now();
     let path = request.path.clone();
-    let result = std::panic::catch_unwind(|| formats::open(&path))
+    let result = std::panic::catch_unwind(|| formats::open_with(&path, &request.picks))
         .map_err(|panic| {
             let what = panic
                 .downcast_ref::<String>()
@@ -106,5 +124,6 @@ pub fn load(request: Request) -> Loaded {
         requested_at: request.requested_at,
         decode_time: started.elapsed(),
         result,
+        reopen: request.reopen,
     }
 }

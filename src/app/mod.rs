@@ -30,6 +30,7 @@ use winit::event::WindowEvent;
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop, EventLoopProxy};
 use winit::window::{Window, WindowId};
 
+use crate::formats::Pick;
 use loader::Loader;
 use state::{Applied, Recent, Session};
 use viewport::{Display, OrbitCamera, Viewport};
@@ -72,6 +73,12 @@ pub enum Action {
     UseSkin {
         mesh: usize,
         material: usize,
+    },
+    /// Reopen the model with option `option` of the choice keyed `key` (M2 skin profile,
+    /// run-time texture), keeping the other picks, the camera and the clip.
+    Choose {
+        key: String,
+        option: usize,
     },
     FrameModel,
     ResetCamera,
@@ -481,6 +488,21 @@ impl App {
                         }
                     }
                 }
+                Action::Choose { key, option } => {
+                    if let Some(doc) = &self.viewer.session.doc {
+                        let mut picks: Vec<Pick> = doc
+                            .scene
+                            .choices
+                            .iter()
+                            .filter(|c| c.key != key)
+                            .filter_map(|c| Some(Pick { key: c.key.clone(), option: c.selected? }))
+                            .collect();
+                        picks.push(Pick { key, option });
+                        let path = doc.path.clone();
+                        let id = self.loader.request_with(path.clone(), Instant::now(), picks, true);
+                        self.viewer.session.begin(id, path);
+                    }
+                }
                 Action::FrameModel => {
                     if let Some(doc) = &self.viewer.session.doc {
                         let aspect = self.viewer.viewport_aspect();
@@ -579,6 +601,12 @@ impl App {
                     let aspect = self.viewer.viewport_aspect();
                     self.viewer.camera = OrbitCamera::framing(&posed_bounds(doc), aspect);
                     gfx_title(self.gfx.as_ref(), doc);
+                }
+                self.awaiting_present = Some((requested_at, decode_time));
+            }
+            Applied::Reopened => {
+                if let (Some(gfx), Some(doc)) = (&mut self.gfx, &self.viewer.session.doc) {
+                    self.viewer.texture_report = Some(gfx.viewport.load(doc));
                 }
                 self.awaiting_present = Some((requested_at, decode_time));
             }

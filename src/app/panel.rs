@@ -237,6 +237,10 @@ pub fn inspector_ui(ui: &mut Ui, viewer: &mut Viewer) {
             ui.weak("No model open.");
             return;
         };
+        if !doc.scene.choices.is_empty() {
+            choices_ui(ui, doc, &mut viewer.actions);
+            ui.separator();
+        }
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| match viewer.inspector_tab {
             InspectorTab::Nodes => nodes_ui(ui, doc),
             InspectorTab::Materials => {
@@ -580,6 +584,31 @@ fn skins_ui(ui: &mut Ui, doc: &Document, actions: &mut Vec<Action>) {
     }
 }
 
+/// Choices among sibling files the opener made (M2: skin profile, run-time texture); picking
+/// another reopens the model with it.
+fn choices_ui(ui: &mut Ui, doc: &Document, actions: &mut Vec<Action>) {
+    egui::Grid::new("open-choices").num_columns(2).show(ui, |ui| {
+        for choice in &doc.scene.choices {
+            ui.label(&choice.label);
+            let selected =
+                choice.selected.and_then(|s| choice.options.get(s)).cloned().unwrap_or_else(|| "none".into());
+            egui::ComboBox::from_id_salt(("choice", &choice.key)).selected_text(selected).show_ui(ui, |ui| {
+                for (index, option) in choice.options.iter().enumerate() {
+                    let available = choice.available.get(index).copied().unwrap_or(false);
+                    let response = ui.add_enabled(
+                        available,
+                        egui::Button::selectable(choice.selected == Some(index), option.as_str()),
+                    );
+                    if response.clicked() && choice.selected != Some(index) {
+                        actions.push(Action::Choose { key: choice.key.clone(), option: index });
+                    }
+                }
+            });
+            ui.end_row();
+        }
+    });
+}
+
 /// The name of the frame on screen, for formats whose frames have names (Quake II).
 fn frame_name(doc: &Document) -> Option<&str> {
     let clip = doc.scene.clips.get(doc.clip?)?;
@@ -604,21 +633,29 @@ fn animations_ui(ui: &mut Ui, doc: &Document, actions: &mut Vec<Action>) {
     for (index, clip) in doc.scene.clips.iter().enumerate() {
         let playing = doc.clip == Some(index);
         let skipped = clip.tracks.iter().filter(|t| t.skipped.is_some()).count();
-        let mut text = format!(
-            "▶ {}   {} frames @ {} fps, {}",
-            clip.name,
-            clip.length(),
-            clip.rate,
-            plural(clip.tracks.len(), "track")
-        );
+        let length = if clip.in_milliseconds() {
+            format!("{} ms", clip.length())
+        } else {
+            format!("{} frames @ {} fps", clip.length(), clip.rate)
+        };
+        let mut text = format!("▶ {}   {length}, {}", clip.name, plural(clip.tracks.len(), "track"));
+        // M2 sequences: their animation id and variation.
+        let exact_id = doc.scene.clip_aliases.iter().find(|(alias, i)| *i == index && alias.contains('.'));
+        if let Some((alias, _)) = exact_id {
+            text.push_str(&format!("   [{}]", alias.replace(':', " ")));
+        }
         if skipped > 0 {
             text.push_str(&format!(" ({skipped} skipped)"));
         }
+        if !clip.warnings.is_empty() {
+            text.push_str("  ⚠");
+        }
         let response = ui.selectable_label(playing, text);
-        let response = match &clip.source {
-            Some(source) => response.on_hover_text(source.display().to_string()),
-            None => response,
-        };
+        let mut hover: Vec<String> = clip.warnings.clone();
+        if let Some(source) = &clip.source {
+            hover.push(source.display().to_string());
+        }
+        let response = if hover.is_empty() { response } else { response.on_hover_text(hover.join("\n")) };
         if response.clicked() {
             actions.push(Action::PlayClip(Some(index)));
         }
@@ -631,14 +668,17 @@ fn animations_ui(ui: &mut Ui, doc: &Document, actions: &mut Vec<Action>) {
             ui.monospace(format!("{} ({name})", doc.timeline.time.round()));
         });
     }
+    if !clip.warnings.is_empty() {
+        ui.separator();
+    }
+    for w in &clip.warnings {
+        ui.colored_label(WARN_COLOUR, format!("⚠ {w}"));
+    }
     if clip.tracks.is_empty() {
         return;
     }
     ui.separator();
     ui.strong(format!("Tracks of {}", clip.name));
-    for w in &clip.warnings {
-        ui.colored_label(WARN_COLOUR, format!("⚠ {w}"));
-    }
     egui::Grid::new("tracks").striped(true).num_columns(4).show(ui, |ui| {
         ui.weak("#");
         ui.weak("Target");

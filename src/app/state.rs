@@ -166,6 +166,18 @@ impl PlayMode {
 pub const MIN_SPEED: f32 = 0.25;
 pub const MAX_SPEED: f32 = 4.0;
 
+/// What a timeline's units are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeUnit {
+    /// TPW, Quake II, MDR: one unit per frame.
+    Frames,
+    /// M2: one unit per millisecond; stepping moves by one display frame at 30 fps.
+    Milliseconds,
+}
+
+/// Milliseconds per step of an M2 timeline: one frame at 30 fps.
+pub const MILLISECOND_STEP: f32 = 1000.0 / 30.0;
+
 /// Playback position of one clip. Times are in the clip's units (frames for TPW and Quake II,
 /// milliseconds for M2); `fps` is how many of those units play per second at speed 1.
 #[derive(Debug, Clone, PartialEq)]
@@ -177,6 +189,7 @@ pub struct Timeline {
     pub speed: f32,
     pub fps: f32,
     pub mode: PlayMode,
+    pub unit: TimeUnit,
     /// +1 forwards, -1 backwards (ping-pong's return leg).
     direction: f32,
 }
@@ -194,7 +207,28 @@ impl Timeline {
         let start = if start.is_finite() { start } else { 0.0 };
         let end = if end.is_finite() && end >= start { end } else { start };
         let fps = if rate.is_finite() && rate > 0.0 { rate } else { 25.0 };
-        Timeline { start, end, time: start, playing: false, speed: 1.0, fps, mode: PlayMode::Loop, direction: 1.0 }
+        let unit =
+            if rate == crate::scene::MILLISECONDS_PER_SECOND { TimeUnit::Milliseconds } else { TimeUnit::Frames };
+        Timeline {
+            start,
+            end,
+            time: start,
+            playing: false,
+            speed: 1.0,
+            fps,
+            mode: PlayMode::Loop,
+            unit,
+            direction: 1.0,
+        }
+    }
+
+    /// Clip units per step (the previous/next frame buttons): 1 frame, or a 30 fps frame of
+    /// milliseconds.
+    pub fn step_size(&self) -> f32 {
+        match self.unit {
+            TimeUnit::Frames => 1.0,
+            TimeUnit::Milliseconds => MILLISECOND_STEP,
+        }
     }
 
     pub fn length(&self) -> f32 {
@@ -259,12 +293,18 @@ impl Timeline {
         }
     }
 
-    /// Pauses and moves by whole frames (one clip unit each); wraps in loop mode.
+    /// Pauses and moves by whole steps ([`Timeline::step_size`]); wraps in loop mode.
     pub fn step_frames(&mut self, frames: i32) {
         self.playing = false;
-        // From between two frames, "next" lands on the next whole frame, not one past it.
-        let target = if frames > 0 { self.time.floor() } else { self.time.ceil() } + frames as f32;
-        if self.mode == PlayMode::Loop && self.length() >= 1.0 {
+        let step = self.step_size();
+        // From between two steps, "next" lands on the next whole step, not one past it.
+        let steps = (self.time - self.start) / step;
+        let whole = if frames > 0 { (steps + 1e-3).floor() } else { (steps - 1e-3).ceil() };
+        let mut target = self.start + (whole + frames as f32) * step;
+        if (target - self.end).abs() < step * 1e-3 {
+            target = self.end;
+        }
+        if self.mode == PlayMode::Loop && self.length() >= step {
             if target > self.end {
                 self.time = self.start;
                 return;
@@ -419,6 +459,9 @@ impl Document {
 pub enum Applied {
     /// The new model replaced the old one.
     Opened,
+    /// The same model came back with other picks (skin profile, texture); the clip, time and
+    /// selection carried over.
+    Reopened,
     /// The file could not be opened; the previous model stays and `error` says why.
     Failed,
     /// A newer request is pending; this result was dropped.
@@ -504,10 +547,25 @@ impl Session {
         match loaded.result {
             Ok(boxed) => {
                 let (scene, summary) = *boxed;
-                self.recent.add_file(&loaded.path);
                 self.error = None;
-                self.doc = Some(Document::new(loaded.path, scene, summary));
-                Applied::Opened
+                let previous = self.doc.take().filter(|d| loaded.reopen && d.path == loaded.path);
+                let mut doc = Document::new(loaded.path, scene, summary);
+                let Some(previous) = previous else {
+                    self.recent.add_file(&doc.path);
+                    self.doc = Some(doc);
+                    return Applied::Opened;
+                };
+                // Clips of the same model keep their names whatever the picks.
+                let clip_name = previous.clip.and_then(|c| previous.scene.clips.get(c)).map(|c| c.name.clone());
+                let clip = clip_name.and_then(|name| doc.scene.clips.iter().position(|c| c.name == name));
+                doc.play_clip(clip);
+                let playing = previous.timeline.playing && clip.is_some();
+                doc.timeline = Timeline { playing, ..previous.timeline };
+                doc.selected = previous.selected.filter(|&n| n < doc.scene.nodes.len());
+                doc.pose.lod = previous.pose.lod;
+                doc.update_pose();
+                self.doc = Some(doc);
+                Applied::Reopened
             }
             Err(message) => {
                 self.error = Some(message);

@@ -4,7 +4,7 @@
 
 use egui::{RichText, Ui};
 
-use super::state::{MAX_SPEED, MIN_SPEED, PlayMode};
+use super::state::{MAX_SPEED, MIN_SPEED, PlayMode, TimeUnit};
 use super::{Action, Viewer};
 
 const SPEEDS: [f32; 5] = [0.25, 0.5, 1.0, 2.0, 4.0];
@@ -48,8 +48,16 @@ pub fn timeline_ui(ui: &mut Ui, viewer: &mut Viewer) {
                 if ui.button("⏭").on_hover_text("Last frame (End)").clicked() {
                     t.to_end();
                 }
-                let readout = format!("{:>6.1} / {}", t.frame(), t.length());
-                ui.monospace(readout).on_hover_text("Current frame / total frames");
+                let (readout, hover) = match t.unit {
+                    TimeUnit::Frames => {
+                        (format!("{:>6.1} / {}", t.frame(), t.length()), "Current frame / total frames")
+                    }
+                    TimeUnit::Milliseconds => (
+                        format!("{:>6.0} / {:.0} ms", t.frame(), t.length()),
+                        "Time in the sequence / its duration, in milliseconds",
+                    ),
+                };
+                ui.monospace(readout).on_hover_text(hover);
                 // The slider takes what the controls on its right leave over.
                 let right = 360.0;
                 ui.spacing_mut().slider_width = (ui.available_width() - right).max(80.0);
@@ -82,8 +90,11 @@ pub fn timeline_ui(ui: &mut Ui, viewer: &mut Viewer) {
                     })
                     .response
                     .on_hover_text(format!("Speed, {MIN_SPEED}× to {MAX_SPEED}× ([ and ])"));
-                ui.add(egui::DragValue::new(&mut t.fps).range(1.0..=240.0).speed(0.25).suffix(" fps"))
-                    .on_hover_text("Frames per second at 1× (default: the clip's own rate)");
+                // Millisecond clips play in real time; only frame-based ones have a rate to change.
+                if t.unit == TimeUnit::Frames {
+                    ui.add(egui::DragValue::new(&mut t.fps).range(1.0..=240.0).speed(0.25).suffix(" fps"))
+                        .on_hover_text("Frames per second at 1× (default: the clip's own rate)");
+                }
             });
         });
         ui.add_space(1.0);

@@ -68,16 +68,30 @@ pub fn decode_bytes(data: &[u8]) -> DecodeResult<Scene> {
     }
 }
 
+/// A pick among a scene's [`OpenChoice`](crate::scene::OpenChoice)s: option `option` of the
+/// choice keyed `key`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pick {
+    pub key: String,
+    pub option: usize,
+}
+
 /// Opens a model file: detects the format from its content, decodes it, and for formats
 /// with companion files (TPW animations, M2 skins) finds and attaches them.
 pub fn open(path: &Path) -> Result<Scene, OpenError> {
+    open_with(path, &[])
+}
+
+/// As [`open`], with picks among the choices a previous open offered ([`Scene::choices`]);
+/// picks a format does not offer are ignored.
+pub fn open_with(path: &Path, picks: &[Pick]) -> Result<Scene, OpenError> {
     let display = path.display().to_string();
     let data = std::fs::read(path).map_err(|source| OpenError::Io { path: display.clone(), source })?;
     let kind = detect(&data).map_err(|source| OpenError::Decode { path: display.clone(), source })?;
     let mut scene = match kind {
         FormatKind::TpwMd2 => tpw::open(path, &data),
         FormatKind::Quake2Md2 => quake2::open(path, &data),
-        FormatKind::WowM2 => m2::open(path, &data),
+        FormatKind::WowM2 => m2::open_with(path, &data, &m2::OpenOptions::from_picks(path, picks)),
         FormatKind::WowSkin => Err(m2::lone_skin_error(Some(path))),
         FormatKind::Quake3Mdr => mdr::decode(&data),
     }

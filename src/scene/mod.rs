@@ -337,6 +337,20 @@ impl Material {
     }
 }
 
+/// One choice of [`Scene::choices`].
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct OpenChoice {
+    /// Stable key for picks ([`crate::formats::Pick`]), e.g. `skin_profile`.
+    pub key: String,
+    /// What the UI calls it, e.g. "Skin profile".
+    pub label: String,
+    pub options: Vec<String>,
+    /// Per option: whether it can be picked (a declared skin file may be missing).
+    pub available: Vec<bool>,
+    /// The option in use.
+    pub selected: Option<usize>,
+}
+
 /// A joint hierarchy for skinned meshes.
 #[derive(Debug, Clone, Default)]
 pub struct Skeleton {
@@ -612,9 +626,17 @@ pub struct Clip {
     pub warnings: Vec<String>,
 }
 
+/// [`Clip::rate`] of clips timed in milliseconds (M2).
+pub const MILLISECONDS_PER_SECOND: f32 = 1000.0;
+
 impl Clip {
     pub fn length(&self) -> f32 {
         (self.end - self.start).max(0.0)
+    }
+
+    /// Whether the clip's times are milliseconds (M2) rather than frames.
+    pub fn in_milliseconds(&self) -> bool {
+        self.rate == MILLISECONDS_PER_SECOND
     }
 }
 
@@ -652,6 +674,10 @@ pub struct Scene {
     /// Extra names that select a clip in [`resolve_clip`] (M2: `id:5`, `id:0.1` for animation
     /// id and variation), checked after clip names.
     pub clip_aliases: Vec<(String, usize)>,
+    /// Choices the opener made among sibling files that the user may change (M2: the skin
+    /// profile, the image used for run-time texture slots); [`crate::formats::open_with`]
+    /// reopens the file with other picks.
+    pub choices: Vec<OpenChoice>,
 }
 
 /// A titled table of a format's own facts: rows of named values, in order.
@@ -702,6 +728,7 @@ impl Scene {
             lods: Vec::new(),
             details: Vec::new(),
             clip_aliases: Vec::new(),
+            choices: Vec::new(),
         }
     }
 

@@ -34,7 +34,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::formats::error::{DecodeError, DecodeResult, ErrorKind};
-use crate::scene::{DetailRow, DetailSection, Scene};
+use crate::scene::{DetailRow, DetailSection, OpenChoice, Scene};
 
 pub use build::BuildOptions;
 
@@ -69,6 +69,30 @@ pub struct OpenOptions {
     pub skin_profile: Option<usize>,
     /// File name of the `.blp` to use for run-time textures; `None`: the first beside the model.
     pub replaceable_texture: Option<String>,
+}
+
+/// Keys of the choices [`open_with`] offers in [`Scene::choices`].
+pub const CHOICE_SKIN_PROFILE: &str = "skin_profile";
+pub const CHOICE_RUNTIME_TEXTURE: &str = "runtime_texture";
+
+impl OpenOptions {
+    /// Options from picks among the choices of an earlier open of `path`.
+    pub fn from_picks(path: &Path, picks: &[crate::formats::Pick]) -> OpenOptions {
+        let mut options = OpenOptions::default();
+        for pick in picks {
+            match pick.key.as_str() {
+                CHOICE_SKIN_PROFILE => options.skin_profile = Some(pick.option),
+                CHOICE_RUNTIME_TEXTURE => {
+                    options.replaceable_texture = replaceable_texture_choices(path)
+                        .get(pick.option)
+                        .and_then(|p| p.file_name())
+                        .map(|n| n.to_string_lossy().into_owned());
+                }
+                _ => {}
+            }
+        }
+        options
+    }
 }
 
 /// Decodes a .m2 on its own: no sibling files, so no geometry (its triangles are in the
@@ -338,6 +362,25 @@ pub fn open_with(path: &Path, data: &[u8], options: &OpenOptions) -> DecodeResul
     if has_runtime {
         let list: Vec<String> = choices.iter().map(|c| file_label(c)).collect();
         texture_rows.push(DetailRow::default().with("run-time texture choices", list.join(", ")));
+    }
+    scene.choices.push(OpenChoice {
+        key: CHOICE_SKIN_PROFILE.into(),
+        label: "Skin profile".into(),
+        options: profiles
+            .iter()
+            .map(|p| if p.path.is_some() { p.file_name.clone() } else { format!("{} (missing)", p.file_name) })
+            .collect(),
+        available: profiles.iter().map(|p| p.path.is_some()).collect(),
+        selected: chosen_skin.as_ref().map(|(index, _, _)| *index),
+    });
+    if has_runtime && !choices.is_empty() {
+        scene.choices.push(OpenChoice {
+            key: CHOICE_RUNTIME_TEXTURE.into(),
+            label: "Run-time texture".into(),
+            options: choices.iter().map(|c| file_label(c)).collect(),
+            available: vec![true; choices.len()],
+            selected: replaceable.as_ref().and_then(|r| choices.iter().position(|c| &file_label(c) == r)),
+        });
     }
     scene.details.insert(1, details);
     scene.details.insert(2, DetailSection { title: "Texture files".into(), rows: texture_rows });
