@@ -34,7 +34,12 @@ fn skinning_scene() -> Scene {
     let mut scene = Scene::new(FormatKind::WowM2, SceneKind::Mesh);
     let bones: usize = 100;
     let joints = (0..bones)
-        .map(|i| Joint { name: format!("b{i}"), parent: i.checked_sub(1), pivot: Vec3::new(0.0, i as f32 * 0.1, 0.0) })
+        .map(|i| Joint {
+            name: format!("b{i}"),
+            parent: i.checked_sub(1),
+            pivot: Vec3::new(0.0, i as f32 * 0.1, 0.0),
+            billboard: false,
+        })
         .collect();
     scene.skeletons.push(Skeleton { name: "s".into(), joints, ..Default::default() });
     let tracks = (0..bones)

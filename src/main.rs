@@ -169,14 +169,20 @@ fn run_info(args: &InfoArgs) -> Result<()> {
 /// Opens `file` and evaluates the pose the options ask for.
 fn posed(file: &Path, pose: &PoseArgs) -> Result<(Scene, Pose)> {
     let scene = open(file)?;
+    let (clip, time) = pose_time(&scene, pose)?;
+    let evaluated = Pose::at(&scene, clip, time);
+    Ok((scene, evaluated))
+}
+
+/// The clip and clip time the options ask for; `--frame` counts from the clip's first frame
+/// (Quake II clips start mid-file).
+fn pose_time(scene: &Scene, pose: &PoseArgs) -> Result<(Option<usize>, f32)> {
     let clip = match &pose.anim {
-        Some(wanted) => Some(mdview::scene::resolve_clip(&scene, wanted).map_err(|e| anyhow!(e))?),
+        Some(wanted) => Some(mdview::scene::resolve_clip(scene, wanted).map_err(|e| anyhow!(e))?),
         None => scene.default_clip,
     };
-    // --frame counts from the clip's first frame (Quake II clips start mid-file).
     let start = clip.and_then(|c| scene.clips.get(c)).map_or(0.0, |c| c.start);
-    let evaluated = Pose::at(&scene, clip, start + pose.frame);
-    Ok((scene, evaluated))
+    Ok((clip, start + pose.frame))
 }
 
 fn run_export(args: &ExportArgs) -> Result<()> {
@@ -329,7 +335,7 @@ fn run_render(args: &RenderArgs) -> Result<()> {
     if args.frames.is_some() && !args.output.to_string_lossy().contains("{frame}") {
         return Err(anyhow!("--frames needs `{{frame}}` in the output name, e.g. out_{{frame}}.png"));
     }
-    let (scene, first_pose) = posed(&args.file, &args.pose)?;
+    let (scene, mut first_pose) = posed(&args.file, &args.pose)?;
     let selected_node = match &args.select {
         None => None,
         Some(wanted) => Some(
@@ -341,13 +347,18 @@ fn run_render(args: &RenderArgs) -> Result<()> {
                 .ok_or_else(|| anyhow!("node '{wanted}' not found"))?,
         ),
     };
+    // Framed on the model as posed, so a bent or walking model stays in the picture.
     let mut view = ViewParams::new(
         args.size,
-        Camera::framing(&scene.bounds(), args.yaw, args.pitch, args.size[0] as f32 / args.size[1] as f32),
+        Camera::framing(&first_pose.bounds(&scene), args.yaw, args.pitch, args.size[0] as f32 / args.size[1] as f32),
     );
     if args.zoom.is_finite() && args.zoom > 0.0 {
         view.camera.distance /= args.zoom;
     }
+    // Billboard bones face this camera.
+    first_pose.view_from_model = Some(view.camera.view_from_world());
+    let (first_clip, first_time) = pose_time(&scene, &args.pose)?;
+    first_pose.evaluate(&scene, first_clip, first_time);
     view.background = args.background;
     view.overlays = Overlays {
         wireframe: args.wireframe,
@@ -407,12 +418,9 @@ fn run_render(args: &RenderArgs) -> Result<()> {
         }
         Some((first, last)) => {
             let pattern = args.output.to_string_lossy().into_owned();
-            let clip = match &args.pose.anim {
-                Some(wanted) => Some(mdview::scene::resolve_clip(&scene, wanted).map_err(|e| anyhow!(e))?),
-                None => scene.default_clip,
-            };
             // Frames count from the clip's first frame, as --frame does.
-            let start = clip.and_then(|c| scene.clips.get(c)).map_or(0.0, |c| c.start);
+            let start = first_time - args.pose.frame;
+            let clip = first_clip;
             let mut pose = first_pose;
             for frame in first..=last {
                 pose.evaluate(&scene, clip, start + frame as f32);

@@ -651,8 +651,10 @@ impl App {
             return;
         };
 
-        // The pose follows the timeline, which playback, keys and scrubbing all move.
+        // The pose follows the timeline, which playback, keys and scrubbing all move; billboard
+        // bones face the camera.
         if let Some(doc) = &mut self.viewer.session.doc {
+            doc.pose.view_from_model = Some(self.viewer.camera.0.view_from_world());
             doc.update_pose();
         }
         let view = gfx.viewport.draw(
@@ -961,12 +963,7 @@ fn capture_window(
 
 /// The bounds of the current pose (falls back to the rest bounds).
 fn posed_bounds(doc: &state::Document) -> crate::scene::Aabb {
-    let mut out = crate::scene::Aabb::EMPTY;
-    for (index, mesh) in doc.scene.meshes.iter().enumerate() {
-        let world = doc.pose.mesh_world(&doc.scene, index);
-        out = out.union(&mesh.bounds.transformed(&world));
-    }
-    if out.is_empty() { doc.scene.bounds() } else { out }
+    doc.pose.bounds(&doc.scene)
 }
 
 fn gfx_title(gfx: Option<&Gfx>, doc: &state::Document) {

@@ -35,6 +35,10 @@ pub struct Pose {
     /// the nodes of every other level are hidden and their meshes not skinned. Set it before
     /// [`Pose::evaluate`]; 0 is the finest.
     pub lod: usize,
+    /// The camera's view matrix in the skeletons' space (the viewer's view matrix times the
+    /// placement of the skinned meshes, identity for M2), for billboard joints; `None` leaves
+    /// them as their tracks pose them. Set it before [`Pose::evaluate`].
+    pub view_from_model: Option<Mat4>,
     /// Scratch: per mesh, animated source positions.
     source_scratch: Vec<Vec<Vec3>>,
     /// Scratch: per mesh, skinned source normals.
@@ -209,6 +213,16 @@ impl Pose {
             }
         }
 
+        // Billboard joints turn to the camera, and their descendants follow.
+        if let Some(view) = self.view_from_model {
+            for ((skeleton, joints), flag) in scene.skeletons.iter().zip(self.joints.iter_mut()).zip(driven.iter_mut())
+            {
+                if face_camera(skeleton, view, joints) {
+                    *flag = true;
+                }
+            }
+        }
+
         // Skinned meshes pose from their skeleton's joints (hidden LODs are skipped).
         for (index, mesh) in scene.meshes.iter().enumerate() {
             if let Some(skin) = &mesh.skin
@@ -339,6 +353,23 @@ impl Pose {
             Some(p) => super::compute_normals(p, &m.triangles),
             None => m.normals.clone(),
         }
+    }
+
+    /// Bounds of the visible meshes as this pose places and moves them (the scene's rest
+    /// bounds when nothing is visible).
+    pub fn bounds(&self, scene: &Scene) -> super::Aabb {
+        let mut out = super::Aabb::EMPTY;
+        for (index, mesh) in scene.meshes.iter().enumerate() {
+            if mesh.node.is_some_and(|n| !self.visible.get(n).copied().unwrap_or(true)) {
+                continue;
+            }
+            let local = match self.positions.get(index).and_then(Option::as_ref) {
+                Some(positions) => super::Aabb::from_points(positions),
+                None => mesh.bounds,
+            };
+            out = out.union(&local.transformed(&self.mesh_world(scene, index)));
+        }
+        if out.is_empty() { scene.bounds() } else { out }
     }
 
     /// World matrix of the node that places `mesh`.
@@ -523,6 +554,62 @@ fn evaluate_bone_tracks(skeleton: &super::Skeleton, tracks: &[super::JointTracks
     }
 }
 
+/// Turns each billboard joint of `skeleton` to face the camera: its matrix keeps where its pivot
+/// lands and its scale, and its rotation becomes the camera-facing frame (+X towards the eye,
+/// +Y along the screen's up, +Z = X × Y), whatever its track or parents say; descendants keep
+/// their local transforms under the turned joint. Returns whether any joint changed.
+pub fn face_camera(skeleton: &super::Skeleton, view_from_model: Mat4, joints: &mut [Mat4]) -> bool {
+    if !skeleton.joints.iter().any(|j| j.billboard) || joints.len() != skeleton.joints.len() {
+        return false;
+    }
+    let model_from_view = view_from_model.inverse();
+    if !model_from_view.is_finite() {
+        return false;
+    }
+    let eye = model_from_view.transform_point3(Vec3::ZERO);
+    let screen_up = model_from_view.transform_vector3(Vec3::Y).normalize_or(Vec3::Y);
+    let original = joints.to_vec();
+    let mut moved = vec![false; joints.len()];
+    for (i, joint) in skeleton.joints.iter().enumerate() {
+        let parent = joint.parent.filter(|&p| p < i);
+        if let Some(p) = parent
+            && moved.get(p).copied().unwrap_or(false)
+            && let (Some(&old_parent), Some(&new_parent), Some(&old)) =
+                (original.get(p), joints.get(p), original.get(i))
+            && old_parent.determinant().abs() > 1e-12
+            && let Some(slot) = joints.get_mut(i)
+        {
+            // Same local transform under the turned parent.
+            *slot = new_parent * old_parent.inverse() * old;
+            if let Some(m) = moved.get_mut(i) {
+                *m = true;
+            }
+        }
+        if !joint.billboard {
+            continue;
+        }
+        let Some(slot) = joints.get_mut(i) else { continue };
+        let origin = slot.transform_point3(joint.pivot);
+        let look = (eye - origin).normalize_or(Vec3::X);
+        let right = screen_up.cross(look).normalize_or(Vec3::Z);
+        let up = look.cross(right);
+        let facing = glam::Mat3::from_cols(look, up, look.cross(up));
+        let scale = Vec3::new(
+            slot.x_axis.truncate().length(),
+            slot.y_axis.truncate().length(),
+            slot.z_axis.truncate().length(),
+        );
+        *slot = Mat4::from_translation(origin)
+            * Mat4::from_mat3(facing)
+            * Mat4::from_scale(scale)
+            * Mat4::from_translation(-joint.pivot);
+        if let Some(m) = moved.get_mut(i) {
+            *m = true;
+        }
+    }
+    moved.iter().any(|&m| m)
+}
+
 /// Linear blend skinning of positions and normals per source vertex, as the Quake 3 engine does
 /// for MDR: `pos = Σ weight · (joint · offset)` and `normal = Σ weight · (joint₃ₓ₃ · normal)`.
 /// Normals come out unnormalised; callers renormalise. Out-of-range joints add nothing.
@@ -610,6 +697,33 @@ mod tests {
         assert!((q.length() - 1.0).abs() < 1e-5);
         // Zero tangents: the value follows smoothstep between the keys, so it sits between them.
         assert!(q.angle_between(a) < 1.0 && q.angle_between(b) < 1.0);
+    }
+
+    #[test]
+    fn billboard_joints_face_the_camera_and_carry_their_children() {
+        let joint = |parent, pivot, billboard| super::super::Joint { name: String::new(), parent, pivot, billboard };
+        let skeleton = super::super::Skeleton {
+            name: "s".into(),
+            joints: vec![joint(None, Vec3::X, true), joint(Some(0), Vec3::new(2.0, 0.0, 0.0), false)],
+            rest_pose: vec![Mat4::IDENTITY; 2],
+        };
+        let eye = Vec3::new(1.0, 0.0, 10.0);
+        let view = glam::camera::rh::view::look_at_mat4(eye, Vec3::X, Vec3::Y);
+        let mut joints = vec![Mat4::IDENTITY; 2];
+        assert!(face_camera(&skeleton, view, &mut joints));
+        // The pivot stays; +X points at the eye; +Y stays the screen's up.
+        assert!(joints[0].transform_point3(Vec3::X).abs_diff_eq(Vec3::X, 1e-5));
+        assert!(joints[0].transform_vector3(Vec3::X).abs_diff_eq(Vec3::Z, 1e-5), "{:?}", joints[0]);
+        assert!(joints[0].transform_vector3(Vec3::Y).abs_diff_eq(Vec3::Y, 1e-5));
+        assert!((glam::Mat3::from_mat4(joints[0]).determinant() - 1.0).abs() < 1e-5, "a rotation, not a mirror");
+        // The child, one unit along the parent's +X, now sits one unit towards the eye.
+        let child = joints[1].transform_point3(Vec3::new(2.0, 0.0, 0.0));
+        assert!(child.abs_diff_eq(Vec3::new(1.0, 0.0, 1.0), 1e-5), "{child:?}");
+        // Without billboard joints nothing changes.
+        let plain = super::super::Skeleton { joints: vec![joint(None, Vec3::X, false)], ..skeleton.clone() };
+        let mut joints = vec![Mat4::IDENTITY];
+        assert!(!face_camera(&plain, view, &mut joints));
+        assert_eq!(joints[0], Mat4::IDENTITY);
     }
 
     #[test]

@@ -367,6 +367,9 @@ pub struct Joint {
     pub parent: Option<usize>,
     /// M2 pivot point (rotation and scale happen about it).
     pub pivot: Vec3,
+    /// Spherical billboard (M2 bone flag 0x8): the joint turns to face the camera, see
+    /// [`anim::Pose::view_from_model`].
+    pub billboard: bool,
 }
 
 /// A keyframe of type `T` at a (fractional) time in the clip's units.

@@ -124,7 +124,12 @@ fn build_skeleton(model: &M2Model, scene: &mut Scene) {
             Some(key) => format!("bone {i} {key}"),
             None => format!("bone {i}"),
         };
-        skeleton.joints.push(Joint { name: name.clone(), parent, pivot: axes::position(bone.pivot) });
+        skeleton.joints.push(Joint {
+            name: name.clone(),
+            parent,
+            pivot: axes::position(bone.pivot),
+            billboard: bone.flags & BONE_FLAG_BILLBOARD != 0,
+        });
         let mut node = Node::new(name, NodeKind::Bone, Mat4::from_translation(axes::position(bone.pivot)));
         node.parent = Some(0);
         node.joint = Some((0, i));

@@ -57,7 +57,7 @@ pub fn to_scene(model: &MdrModel) -> Scene {
     scene.skeletons.push(Skeleton {
         name: "bones".into(),
         joints: (0..model.bone_count)
-            .map(|i| Joint { name: format!("bone {i}"), parent: None, pivot: Vec3::ZERO })
+            .map(|i| Joint { name: format!("bone {i}"), parent: None, pivot: Vec3::ZERO, billboard: false })
             .collect(),
         rest_pose: rest.clone(),
     });
