@@ -11,6 +11,7 @@ struct Frame {
     flag_tint: vec4<f32>,
     options: vec4<u32>,
     line_params: vec4<f32>,
+    view_from_world: mat4x4<f32>,
 };
 
 @group(0) @binding(0) var<uniform> frame: Frame;

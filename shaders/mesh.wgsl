@@ -18,6 +18,8 @@ struct Frame {
     // x: how far lines are pulled towards the eye: depth is scaled by 1 + x (reversed depth,
     // so this is a fixed fraction of the distance at any zoom).
     line_params: vec4<f32>,
+    // For sphere-mapped texture coordinates.
+    view_from_world: mat4x4<f32>,
 };
 
 struct Draw {
@@ -35,6 +37,9 @@ struct Material {
     // The texture transform (M2 texture animation): u' = dot(row0.xy, uv) + row0.w, likewise v.
     uv_row0: vec4<f32>,
     uv_row1: vec4<f32>,
+    // x: texture coordinates from a sphere map of the view-space reflection (M2 environment
+    // mapping) instead of the mesh's UVs; yzw: unused.
+    uv_source: vec4<u32>,
 };
 
 @group(0) @binding(0) var<uniform> frame: Frame;
@@ -53,6 +58,7 @@ struct VertexOut {
     @builtin(position) clip: vec4<f32>,
     @location(0) world_normal: vec3<f32>,
     @location(1) uv: vec2<f32>,
+    @location(2) world_position: vec3<f32>,
 };
 
 @vertex
@@ -62,13 +68,22 @@ fn vs_mesh(v: VertexIn) -> VertexOut {
     out.clip = frame.clip_from_world * world;
     out.world_normal = draw.normal_from_local * v.normal;
     out.uv = v.uv;
+    out.world_position = world.xyz;
     return out;
 }
 
 // Lit, textured colour with straight alpha. Written without branches on per-fragment values,
 // so the texture sample and derivatives stay in uniform control flow.
 fn surface(in: VertexOut, front_facing: bool) -> vec4<f32> {
-    let uv = vec2<f32>(dot(material.uv_row0.xy, in.uv) + material.uv_row0.w, dot(material.uv_row1.xy, in.uv) + material.uv_row1.w);
+    // Sphere map, as OpenGL's GL_SPHERE_MAP: the view-space reflection r of the eye ray gives
+    // (r.x, r.y) / m + 0.5 with m = 2·|r + (0, 0, 1)|; v runs down in our textures.
+    let view_position = (frame.view_from_world * vec4<f32>(in.world_position, 1.0)).xyz;
+    let view_normal = (frame.view_from_world * vec4<f32>(in.world_normal, 0.0)).xyz;
+    let r = reflect(normalize(view_position), normalize(view_normal));
+    let m = 2.0 * max(length(r + vec3<f32>(0.0, 0.0, 1.0)), 1e-4);
+    let sphere_uv = vec2<f32>(r.x / m + 0.5, 0.5 - r.y / m);
+    let base_uv = select(in.uv, sphere_uv, material.uv_source.x != 0u);
+    let uv = vec2<f32>(dot(material.uv_row0.xy, base_uv) + material.uv_row0.w, dot(material.uv_row1.xy, base_uv) + material.uv_row1.w);
     let texel = textureSample(base_texture, base_sampler, uv);
     let use_texture = frame.options.x != 0u && material.textured != 0u;
     var rgb = material.base_color.rgb * select(vec3<f32>(0.8), texel.rgb, use_texture);

@@ -260,6 +260,9 @@ struct RenderArgs {
     /// Draw the bones of skinned models (MDR, M2) as lines between their origins.
     #[arg(long)]
     skeleton: bool,
+    /// Draw a marker at every tag, attachment point and emitter.
+    #[arg(long)]
+    markers: bool,
     /// Show texture colours without lighting.
     #[arg(long)]
     unlit: bool,
@@ -367,6 +370,7 @@ fn run_render(args: &RenderArgs) -> Result<()> {
         axes: args.axes,
         grid: args.grid,
         skeleton: args.skeleton,
+        markers: args.markers,
     };
     view.lit = !args.unlit;
     view.textures = !args.no_textures;

@@ -118,8 +118,15 @@ fn island_overlays_show_dummy_axes_and_sheared_boxes() {
     // Closer than the framing of the whole sea, so the palms, their dummies and the sheared
     // node's box are large enough to judge.
     view.camera.distance *= 0.4;
-    view.overlays =
-        Overlays { wireframe: false, normals: false, bounds: true, axes: true, grid: true, skeleton: false };
+    view.overlays = Overlays {
+        wireframe: false,
+        normals: false,
+        bounds: true,
+        axes: true,
+        grid: true,
+        skeleton: false,
+        markers: false,
+    };
     view.selected_node = scene.nodes.iter().position(|n| n.kind == NodeKind::Transform);
     let image = r.render(&scene, &pose, &view).expect("render");
     check_golden("island_overlays", &image);
@@ -347,14 +354,11 @@ fn quake2_turretdroid_with_png_skin() {
     quake2_golden("turretdroid/TurretDroid.md2", "stand", 0.0, "quake2_turretdroid");
 }
 
-/// The renderer applies the pose's material channels: colour, alpha and the texture transform
-/// (M2 colour, transparency and texture-animation tracks). One unlit, blended quad whose
-/// texture is red on the left half and green on the right, on black.
-#[test]
-fn material_colour_alpha_and_texture_transform_animate() {
-    use mdview::scene::{BlendMode, Channel, Clip, Curve, Key, TrackTime};
-    let dir = std::env::temp_dir().join(format!("mdview-material-anim-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+/// One unlit, blended, two-sided quad (2 units wide, facing +Z) whose texture is red on the
+/// left half and green on the right; the texture is written into `dir`.
+fn halves_quad_scene(dir: &Path) -> Scene {
+    use mdview::scene::BlendMode;
+    std::fs::create_dir_all(dir).expect("temp dir");
     let texture = dir.join("halves.png");
     RgbaImage::from_fn(64, 64, |x, _| if x < 32 { Rgba([255, 0, 0, 255]) } else { Rgba([0, 255, 0, 255]) })
         .save(&texture)
@@ -372,6 +376,44 @@ fn material_colour_alpha_and_texture_transform_animate() {
     node.mesh = Some(0);
     scene.nodes.push(node);
     scene.meshes.push(quad("quad", 0, Vec2::splat(-1.0), Vec2::splat(1.0), 0));
+    scene
+}
+
+/// Sphere-mapped texture coordinates (M2 environment mapping) come from the view-space
+/// reflection, not the mesh: with every UV on the green half, the quad still shows the red
+/// half on the side where the reflection points left (u < 0.5), as GL_SPHERE_MAP does.
+#[test]
+fn sphere_mapped_materials_sample_by_reflection() {
+    let dir = std::env::temp_dir().join(format!("mdview-sphere-map-{}", std::process::id()));
+    let mut scene = halves_quad_scene(&dir);
+    scene.meshes[0].uvs = vec![Vec2::new(0.9, 0.5); 4];
+    let Some(mut plain) = offscreen(&scene, &[]) else { return };
+    let mut view = framed_view(&scene, 0.0, 0.0);
+    view.background = [0.0, 0.0, 0.0, 1.0];
+    let row = |image: &RgbaImage, fraction: f32| {
+        image.get_pixel((image.width() as f32 * fraction) as u32, image.height() / 2).0
+    };
+    let image = plain.render(&scene, &Pose::rest(&scene), &view).expect("render");
+    assert!(row(&image, 0.4)[1] > 240 && row(&image, 0.6)[1] > 240, "mesh UVs: all green");
+
+    scene.materials[0].sphere_map = true;
+    let Some(mut mapped) = offscreen(&scene, &[]) else { return };
+    let image = mapped.render(&scene, &Pose::rest(&scene), &view).expect("render");
+    let (left, right) = (row(&image, 0.4), row(&image, 0.6));
+    // Seen head-on, a point left of centre reflects the eye ray to the left: u < 0.5, red.
+    assert!(left[0] > 240 && left[1] < 15, "left of centre: {left:?}");
+    assert!(right[1] > 240 && right[0] < 15, "right of centre: {right:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The renderer applies the pose's material channels: colour, alpha and the texture transform
+/// (M2 colour, transparency and texture-animation tracks). One unlit, blended quad whose
+/// texture is red on the left half and green on the right, on black.
+#[test]
+fn material_colour_alpha_and_texture_transform_animate() {
+    use mdview::scene::{Channel, Clip, Curve, Key, TrackTime};
+    let dir = std::env::temp_dir().join(format!("mdview-material-anim-{}", std::process::id()));
+    let mut scene = halves_quad_scene(&dir);
     let clip = |name: &str, channel: Channel| Clip {
         name: name.into(),
         source: None,
@@ -440,4 +482,48 @@ fn material_colour_alpha_and_texture_transform_animate() {
     // And back at rest the original state returns (uniforms are rewritten, not left behind).
     assert_eq!(render_at(2, 0.0), rest);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A WoW M2 corpus model (read in place, never copied) in its bind pose or a sequence at a
+/// time in milliseconds; framed on the pose, as `render` frames it.
+fn m2_golden(file: &str, sequence: Option<(&str, f32)>, name: &str) {
+    let path = manifest_dir().join("../shared/corpus/m2").join(file);
+    if !path.exists() {
+        eprintln!("SKIPPED: {} is not in the corpus", path.display());
+        return;
+    }
+    let scene = mdview::formats::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    let Some(mut r) = offscreen(&scene, &[]) else { return };
+    let pose = match sequence {
+        Some((clip, ms)) => Pose::at(&scene, Some(mdview::scene::resolve_clip(&scene, clip).expect("sequence")), ms),
+        None => Pose::rest(&scene),
+    };
+    let aspect = SIZE[0] as f32 / SIZE[1] as f32;
+    let view = ViewParams::new(SIZE, Camera::framing(&pose.bounds(&scene), 60.0, 15.0, aspect));
+    let image = r.render(&scene, &pose, &view).expect("render");
+    check_golden(name, &image);
+}
+
+#[test]
+fn m2_rabbit_bind_pose_with_its_creature_skin() {
+    m2_golden("rabbit/Rabbit.m2", None, "m2_rabbit_bind");
+}
+
+#[test]
+fn m2_rabbit_running() {
+    m2_golden("rabbit/Rabbit.m2", Some(("Run", 300.0)), "m2_rabbit_run");
+}
+
+/// The tank's textures are not in the corpus, so it draws with fallback tiles: the opaque base
+/// layers and the additive, sphere-mapped reflection layers over them.
+#[test]
+fn m2_tank_bind_pose() {
+    m2_golden("tank/tank.m2", None, "m2_tank_bind");
+}
+
+/// The tank's one sequence (Stand, 36 s) has no animated tracks: half-way through it, the
+/// tank must look exactly as it does in the bind pose.
+#[test]
+fn m2_tank_standing() {
+    m2_golden("tank/tank.m2", Some(("Stand", 18_033.0)), "m2_tank_stand");
 }

@@ -215,6 +215,9 @@ impl Viewer {
             if i.key_pressed(Key::K) {
                 self.display.skeleton = !self.display.skeleton;
             }
+            if i.key_pressed(Key::M) {
+                self.display.markers = !self.display.markers;
+            }
             if i.key_pressed(Key::G) {
                 self.display.grid = !self.display.grid;
             }

@@ -56,6 +56,7 @@ pub fn toolbar_ui(ui: &mut Ui, viewer: &mut Viewer) {
             ui.toggle_value(&mut d.bounds, "Bounds").on_hover_text("B");
             ui.toggle_value(&mut d.grid, "Grid").on_hover_text("G");
             ui.toggle_value(&mut d.skeleton, "Skeleton").on_hover_text("K: bones of skinned models");
+            ui.toggle_value(&mut d.markers, "Markers").on_hover_text("M: tags, attachment points and emitters");
             ui.label("Background");
             ui.color_edit_button_srgb(&mut d.background);
             ui.separator();
@@ -762,6 +763,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("R", "reset the camera"),
     ("W N B G", "wireframe, normals, bounds, grid"),
     ("K", "skeleton (bones of MDR and M2 models)"),
+    ("M", "markers (MDR tags; M2 attachments, emitters, lights)"),
     ("T L", "textures, lighting"),
     ("Left drag", "orbit"),
     ("Right drag, Shift+drag", "pan"),

@@ -71,6 +71,8 @@ pub struct Display {
     pub grid: bool,
     /// Bones of skinned models (MDR, M2) as lines.
     pub skeleton: bool,
+    /// Tag, attachment and emitter markers.
+    pub markers: bool,
     pub textured: bool,
     pub lit: bool,
     /// Linear-ish sRGB background colour.
@@ -87,6 +89,7 @@ impl Default for Display {
             bounds: false,
             grid: true,
             skeleton: false,
+            markers: false,
             textured: true,
             lit: true,
             // The renderer's default, sRGB.
@@ -192,6 +195,7 @@ fn view_params(doc: &Document, camera: &OrbitCamera, display: &Display, size: [u
             axes: false,
             grid: display.grid,
             skeleton: display.skeleton,
+            markers: display.markers,
         },
         lit: display.lit,
         textures: display.textured,

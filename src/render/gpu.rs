@@ -21,6 +21,7 @@ pub struct FrameUniforms {
     pub options: [u32; 4],
     /// x: line pull towards the eye, as a fraction of the distance (depth is scaled by 1 + x).
     pub line_params: [f32; 4],
+    pub view_from_world: [[f32; 4]; 4],
 }
 
 /// Per visible mesh: its placement (`Draw` in the shaders).
@@ -59,6 +60,8 @@ pub struct MaterialUniforms {
     pub textured: u32,
     /// The texture transform's first two rows: `u' = dot(row0.xy, uv) + row0.w`, likewise v.
     pub uv_rows: [[f32; 4]; 2],
+    /// x: 1 for sphere-mapped texture coordinates ([`crate::scene::Material::sphere_map`]).
+    pub uv_source: [u32; 4],
 }
 
 impl MaterialUniforms {
@@ -135,9 +138,9 @@ mod tests {
 
     #[test]
     fn uniform_sizes_are_multiples_of_16() {
-        assert_eq!(size_of::<FrameUniforms>(), 192);
+        assert_eq!(size_of::<FrameUniforms>(), 256);
         assert_eq!(size_of::<DrawUniforms>(), 112);
-        assert_eq!(size_of::<MaterialUniforms>(), 64);
+        assert_eq!(size_of::<MaterialUniforms>(), 80);
     }
 
     #[test]

@@ -88,6 +88,8 @@ pub struct Overlays {
     pub grid: bool,
     /// Each skeleton's bones as lines between their origins.
     pub skeleton: bool,
+    /// A diamond at every tag node (MDR tags; M2 attachments, events, lights, emitters).
+    pub markers: bool,
 }
 
 /// Everything about one frame that is not the scene or pose.
@@ -448,6 +450,7 @@ impl Renderer {
                 unlit: u32::from(material.unlit),
                 textured: u32::from(texture_key(material).is_some()),
                 uv_rows: MaterialUniforms::IDENTITY_UV,
+                uv_source: [u32::from(material.sphere_map), 0, 0, 0],
             };
             let (bind_group, buffer) = self.material_bind_group(&material.name, &uniforms, view);
             materials.push(GpuMaterial {
@@ -474,6 +477,7 @@ impl Renderer {
             unlit: 0,
             textured: 0,
             uv_rows: MaterialUniforms::IDENTITY_UV,
+            uv_source: [0; 4],
         };
         let (bind_group, buffer) = self.material_bind_group("default", &default_uniforms, &self.white.view);
         materials.push(GpuMaterial {
@@ -577,7 +581,11 @@ impl Renderer {
         let aspect = size[0] as f32 / size[1] as f32;
         let view_from_world = view.camera.view_from_world();
         let clip_from_world = view.camera.clip_from_view(aspect, radius) * view_from_world;
-        self.queue.write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame_uniforms(view, clip_from_world)));
+        self.queue.write_buffer(
+            &self.frame_buffer,
+            0,
+            bytemuck::bytes_of(&frame_uniforms(view, clip_from_world, view_from_world)),
+        );
 
         let Some(gpu_scene) = self.scene.as_mut().filter(|s| s.mesh_count == scene.meshes.len()) else {
             return;
@@ -663,6 +671,14 @@ impl Renderer {
         lists.top_start = lists.lines.len() as u32;
         if view.overlays.skeleton {
             build_skeleton_lines(scene, pose, view, &mut lists.lines);
+        }
+        if view.overlays.markers {
+            let size = view.camera.distance.abs().max(1e-6) * 0.012;
+            for (node, world) in scene.nodes.iter().zip(&pose.world) {
+                if node.kind == crate::scene::NodeKind::Tag {
+                    overlays::marker(world, size, overlays::colors::MARKER, &mut lists.lines);
+                }
+            }
         }
 
         // Pipelines used this frame that load_scene did not already compile.
@@ -876,7 +892,7 @@ fn draw_pass(alpha: AlphaMode, see_through: SeeThroughKind) -> DrawPass {
     }
 }
 
-fn frame_uniforms(view: &ViewParams, clip_from_world: Mat4) -> FrameUniforms {
+fn frame_uniforms(view: &ViewParams, clip_from_world: Mat4, view_from_world: Mat4) -> FrameUniforms {
     let eye = view.camera.eye();
     let towards_eye = view.camera.eye_direction();
     let right = Vec3::Y.cross(towards_eye).try_normalize().unwrap_or(Vec3::X);
@@ -894,6 +910,7 @@ fn frame_uniforms(view: &ViewParams, clip_from_world: Mat4) -> FrameUniforms {
         options: [u32::from(view.textures), u32::from(view.lit), view.flag_bits.unwrap_or(0), 0],
         // Lines are pulled about 0.3% of their distance towards the eye.
         line_params: [0.003, 0.0, 0.0, 0.0],
+        view_from_world: view_from_world.to_cols_array_2d(),
     }
 }
 

@@ -21,6 +21,7 @@ pub mod colors {
     pub const WIRE: [f32; 4] = [0.02, 0.02, 0.02, 1.0];
     pub const HIGHLIGHT: [f32; 4] = [1.0, 0.55, 0.0, 1.0];
     pub const SKELETON: [f32; 4] = [0.95, 0.30, 0.85, 1.0];
+    pub const MARKER: [f32; 4] = [0.10, 0.90, 0.95, 1.0];
 }
 
 fn push_line(out: &mut Vec<LineVertex>, a: Vec3, b: Vec3, color: [f32; 4]) {
@@ -145,6 +146,20 @@ pub fn skeleton(
     }
 }
 
+/// A marker (attachment point, emitter, tag): a small diamond around the node's origin, with
+/// `size` as its half-width in world units, upright in world space so it reads at any angle.
+pub fn marker(world_from_local: &Mat4, size: f32, color: [f32; 4], out: &mut Vec<LineVertex>) {
+    let origin = world_from_local.transform_point3(Vec3::ZERO);
+    let tips = [Vec3::X, Vec3::Z, -Vec3::X, -Vec3::Z].map(|d| origin + d * size);
+    let (top, bottom) = (origin + Vec3::Y * size, origin - Vec3::Y * size);
+    for (i, &tip) in tips.iter().enumerate() {
+        let next = tips.get((i + 1) % tips.len()).copied().unwrap_or(tip);
+        push_line(out, tip, next, color);
+        push_line(out, tip, top, color);
+        push_line(out, tip, bottom, color);
+    }
+}
+
 /// One line per vertex along its normal, `length` long in world units.
 pub fn normals(world_from_local: &Mat4, positions: &[Vec3], normals: &[Vec3], length: f32, out: &mut Vec<LineVertex>) {
     let linear = Mat3::from_mat4(*world_from_local);
@@ -190,6 +205,19 @@ mod tests {
         let mut lines = Vec::new();
         grid(&Aabb::EMPTY, 1.0, &mut lines);
         assert_eq!(lines.len(), 21 * 4);
+    }
+
+    #[test]
+    fn markers_are_diamonds_around_the_node_origin() {
+        let mut out = Vec::new();
+        let at = Vec3::new(1.0, 2.0, 3.0);
+        marker(&Mat4::from_translation(at), 0.5, colors::MARKER, &mut out);
+        assert_eq!(out.len(), 24, "12 edges of an octahedron");
+        for v in &out {
+            let offset = Vec3::from_array(v.position) - at;
+            // Every corner is a tip of the diamond: half a unit along one axis.
+            assert!((offset.abs().max_element() - 0.5).abs() < 1e-6 && offset.abs().element_sum() <= 0.5 + 1e-6);
+        }
     }
 
     #[test]

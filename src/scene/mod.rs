@@ -313,6 +313,9 @@ pub struct Material {
     pub base_color: Vec4,
     /// The format's raw flag word (TPW material flags, M2 render flags).
     pub flags: u32,
+    /// Texture coordinates come from a sphere map of the view-space reflection (M2 environment
+    /// mapping, texture coordinate combo −1) instead of the mesh's UVs.
+    pub sphere_map: bool,
     /// Draw order among a model's blended surfaces, lowest first (M2: priority plane × 65536 +
     /// material layer, so a layer-1 pass draws over its layer-0 base); 0 where the format has none.
     pub draw_order: i32,
@@ -331,6 +334,7 @@ impl Material {
             depth_write: true,
             base_color: Vec4::ONE,
             flags: 0,
+            sphere_map: false,
             draw_order: 0,
             raw: Vec::new(),
         }

@@ -347,6 +347,7 @@ fn build_materials(
             * transparency.map(|t| static_or(t, 1.0)).unwrap_or(1.0);
         material.base_color = Vec4::new(rgb.x, rgb.y, rgb.z, alpha.clamp(0.0, 1.0));
         let env_map = model.texcoord_lookup.get(usize::from(unit.texcoord_combo)).is_some_and(|&c| c < 0);
+        material.sphere_map = env_map;
         material.raw = vec![
             RawField::new("blend mode", unit.offset + UNIT_MATERIAL, u64::from(blend)),
             RawField::new("priority plane", unit.offset + UNIT_PRIORITY, unit.priority as u64),
