@@ -527,3 +527,47 @@ fn m2_tank_bind_pose() {
 fn m2_tank_standing() {
     m2_golden("tank/tank.m2", Some(("Stand", 18_033.0)), "m2_tank_stand");
 }
+
+/// Each of M2's eight blend modes, drawn for real: a quad textured with one colour of alpha
+/// 0.5 over a grey background, read back and compared with the spec's blend equation in linear
+/// light (sRGB targets blend in linear).
+#[test]
+fn m2_blend_modes_blend_as_the_spec_table_says() {
+    use mdview::scene::BlendMode;
+    let to_linear = |c: f32| if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) };
+    let dir = std::env::temp_dir().join(format!("mdview-blend-modes-{}", std::process::id()));
+    let mut scene = halves_quad_scene(&dir);
+    let texel = [255u8, 128, 0, 128];
+    RgbaImage::from_pixel(8, 8, Rgba(texel)).save(dir.join("halves.png")).expect("png");
+    let src: Vec<f32> = texel[..3].iter().map(|&c| to_linear(f32::from(c) / 255.0)).collect();
+    let alpha = f32::from(texel[3]) / 255.0;
+    let dst = to_linear(0.5);
+    type Equation = fn(f32, f32, f32) -> f32;
+    let modes: [(BlendMode, Equation); 8] = [
+        (BlendMode::Opaque, |s, _, _| s),
+        (BlendMode::AlphaKey, |s, _, _| s), // alpha 0.5 passes the 128/255 key
+        (BlendMode::Alpha, |s, d, a| s * a + d * (1.0 - a)), // SRC_ALPHA, 1 − SRC_ALPHA
+        (BlendMode::NoAlphaAdd, |s, d, _| s + d), // ONE, ONE
+        (BlendMode::Add, |s, d, a| s * a + d), // SRC_ALPHA, ONE
+        (BlendMode::Mod, |s, d, _| s * d),  // DST_COLOR, ZERO
+        (BlendMode::Mod2x, |s, d, _| s * d + d * s), // DST_COLOR, SRC_COLOR
+        (BlendMode::BlendAdd, |s, d, a| s + d * (1.0 - a)), // ONE, 1 − SRC_ALPHA
+    ];
+    for (mode, equation) in modes {
+        scene.materials[0].alpha = AlphaMode::Blend(mode);
+        let Some(mut r) = offscreen(&scene, &[]) else { return };
+        let mut view = framed_view(&scene, 0.0, 0.0);
+        view.background = [0.5, 0.5, 0.5, 1.0];
+        let image = r.render(&scene, &Pose::rest(&scene), &view).expect("render");
+        let pixel = image.get_pixel(SIZE[0] / 2, SIZE[1] / 2).0;
+        for channel in 0..3 {
+            let expected = equation(src[channel], dst, alpha).min(1.0);
+            let actual = to_linear(f32::from(pixel[channel]) / 255.0);
+            assert!(
+                (actual - expected).abs() < 0.02,
+                "{mode:?} channel {channel}: expected linear {expected:.3}, got {actual:.3} (pixel {pixel:?})"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

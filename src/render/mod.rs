@@ -459,6 +459,7 @@ impl Renderer {
                 uniforms,
                 pass,
                 two_sided: material.two_sided,
+                depth_write: material.depth_write,
                 plane: material.draw_order.div_euclid(1 << 16),
                 order: material.draw_order,
             });
@@ -486,6 +487,7 @@ impl Renderer {
             uniforms: default_uniforms,
             pass: DrawPass::Opaque,
             two_sided: false,
+            depth_write: true,
             plane: 0,
             order: 0,
         });
@@ -504,7 +506,7 @@ impl Renderer {
         let (_, radius) = camera::bounding_sphere(&bounds);
         // Compile the surface pipelines this scene needs now, not on the first frame.
         for material in &materials {
-            self.ensure_pipeline(PipelineKey::Surface { pass: material.pass, cull: !material.two_sided });
+            self.ensure_pipeline(material.pipeline_key());
         }
         self.scene = Some(GpuScene {
             mesh_count: scene.meshes.len(),
@@ -617,7 +619,7 @@ impl Renderer {
                     submesh: sub_index as u32,
                     slot,
                     material: sub.material as u32,
-                    key: PipelineKey::Surface { pass: material.pass, cull: !material.two_sided },
+                    key: material.pipeline_key(),
                 };
                 match material.pass {
                     DrawPass::Opaque => lists.opaque.push(item),
@@ -639,9 +641,9 @@ impl Renderer {
         }
         lists.blended.sort_by(|a, b| a.0.cmp(&b.0));
         // Group opaque and cut-out draws by pipeline to save state changes.
-        lists
-            .opaque
-            .sort_by_key(|i| (i.key == PipelineKey::Surface { pass: DrawPass::Opaque, cull: true }, i.material));
+        lists.opaque.sort_by_key(|i| {
+            (i.key == PipelineKey::Surface { pass: DrawPass::Opaque, cull: true, depth_write: true }, i.material)
+        });
         lists.cutout.sort_by_key(|i| i.material);
 
         if slot > self.draws.capacity {
@@ -1024,5 +1026,29 @@ mod tests {
             draw_pass(AlphaMode::Blend(BlendMode::Mod2x), SeeThroughKind::CutOut),
             DrawPass::Blend(BlendKind::Modulate2x)
         );
+    }
+
+    /// Each M2 blend mode's pass and wgpu blend state, against the spec table (colour factors).
+    #[test]
+    fn m2_blend_modes_map_to_the_spec_table() {
+        use wgpu::BlendFactor as F;
+        let cases = [
+            (BlendMode::Opaque, DrawPass::Opaque, None),
+            (BlendMode::AlphaKey, DrawPass::CutOut, None),
+            (BlendMode::Alpha, DrawPass::Blend(BlendKind::Alpha), Some((F::SrcAlpha, F::OneMinusSrcAlpha))),
+            (BlendMode::NoAlphaAdd, DrawPass::Blend(BlendKind::Add), Some((F::One, F::One))),
+            (BlendMode::Add, DrawPass::Blend(BlendKind::AlphaAdd), Some((F::SrcAlpha, F::One))),
+            (BlendMode::Mod, DrawPass::Blend(BlendKind::Modulate), Some((F::Dst, F::Zero))),
+            (BlendMode::Mod2x, DrawPass::Blend(BlendKind::Modulate2x), Some((F::Dst, F::Src))),
+            (BlendMode::BlendAdd, DrawPass::Blend(BlendKind::Premultiplied), Some((F::One, F::OneMinusSrcAlpha))),
+        ];
+        for (mode, pass, factors) in cases {
+            assert_eq!(draw_pass(AlphaMode::Blend(mode), SeeThroughKind::Blended), pass, "{mode:?}");
+            if let (DrawPass::Blend(kind), Some((src, dst))) = (pass, factors) {
+                let state = pipelines::blend_state(kind);
+                assert_eq!((state.color.src_factor, state.color.dst_factor), (src, dst), "{mode:?}");
+                assert_eq!(state.color.operation, wgpu::BlendOperation::Add, "{mode:?}");
+            }
+        }
     }
 }

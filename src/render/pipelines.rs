@@ -27,6 +27,9 @@ pub(super) enum PipelineKey {
     Surface {
         pass: DrawPass,
         cull: bool,
+        /// Opaque and cut-out surfaces write depth unless the material says not to (M2 render
+        /// flag 0x10); blended ones never do.
+        depth_write: bool,
     },
     Wire,
     Highlight,
@@ -150,7 +153,7 @@ pub(super) fn create_pipeline(
         // GreaterEqual: a blended layer over its base on the same triangles (M2 material
         // layers) passes at equal depth.
         PipelineKey::Surface { pass: DrawPass::Blend(_), .. } => (false, wgpu::CompareFunction::GreaterEqual),
-        PipelineKey::Surface { .. } => (true, wgpu::CompareFunction::Greater),
+        PipelineKey::Surface { depth_write, .. } => (depth_write, wgpu::CompareFunction::Greater),
         PipelineKey::Wire | PipelineKey::Lines => (false, wgpu::CompareFunction::GreaterEqual),
         PipelineKey::Highlight | PipelineKey::GridLines => (false, wgpu::CompareFunction::Always),
     };

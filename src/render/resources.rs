@@ -34,11 +34,22 @@ pub(super) struct GpuMaterial {
     pub(super) uniforms: MaterialUniforms,
     pub(super) pass: DrawPass,
     pub(super) two_sided: bool,
+    pub(super) depth_write: bool,
     /// The priority plane (M2): blended surfaces of a lower plane draw first whatever their depth.
     pub(super) plane: i32,
     /// Draw order within the plane (M2 material layer): a later layer draws over an earlier one
     /// on the same triangles.
     pub(super) order: i32,
+}
+
+impl GpuMaterial {
+    pub(super) fn pipeline_key(&self) -> super::pipelines::PipelineKey {
+        super::pipelines::PipelineKey::Surface {
+            pass: self.pass,
+            cull: !self.two_sided,
+            depth_write: self.depth_write && !matches!(self.pass, DrawPass::Blend(_)),
+        }
+    }
 }
 
 pub(super) struct GpuSubmesh {
