@@ -15,6 +15,8 @@ pub fn to_obj(scene: &Scene, pose: &Pose, mtl_name: &str) -> (String, String) {
     let mut obj = String::new();
     let mut mtl = String::new();
     let _ = writeln!(obj, "# mdview export ({})", scene.format.label());
+    // Z-up sources (Quake, WoW) were turned to the scene's Y-up as they were decoded.
+    let _ = writeln!(obj, "# axes: Y-up, right-handed, as OBJ importers expect");
     let _ = writeln!(obj, "mtllib {mtl_name}");
     for (index, material) in scene.materials.iter().enumerate() {
         let _ = writeln!(mtl, "newmtl {}", material_name(scene, index));
