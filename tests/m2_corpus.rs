@@ -344,3 +344,64 @@ fn reopening_with_another_pick_keeps_the_clip_and_time() {
     assert_eq!(doc.scene.materials[0].texture.as_deref(), Some("RabbitSkinGrey.blp"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The rabbit in a temporary folder with its Run sequence (index 1, id 5) moved out to
+/// `Rabbit0005-00.anim`: flag 0x20 cleared, and the .anim a copy of the .m2, so the track
+/// offsets land on the same keys. Returns the folder.
+fn rabbit_with_run_in_an_anim_file(tag: &str, write_anim: bool) -> Option<PathBuf> {
+    let source = corpus("rabbit")?;
+    let dir = std::env::temp_dir().join(format!("mdview-m2-anim-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let original = std::fs::read(source.join("Rabbit.m2")).unwrap();
+    let mut m2 = original.clone();
+    let flags_at = u32::from_le_bytes(m2[0x20..0x24].try_into().unwrap()) as usize + 64 + 0x0C;
+    m2[flags_at] &= !0x20;
+    std::fs::write(dir.join("Rabbit.m2"), m2).unwrap();
+    std::fs::copy(source.join("Rabbit00.skin"), dir.join("Rabbit00.skin")).unwrap();
+    if write_anim {
+        std::fs::write(dir.join("rabbit0005-00.ANIM"), original).unwrap();
+    }
+    Some(dir)
+}
+
+#[test]
+fn keyframes_in_an_anim_file_play_like_keyframes_in_the_model() {
+    let (Some(reference), Some(dir)) = (open("rabbit/Rabbit.m2"), rabbit_with_run_in_an_anim_file("present", true))
+    else {
+        return;
+    };
+    let scene = formats::open(&dir.join("Rabbit.m2")).unwrap();
+    let run = resolve_clip(&scene, "Run").unwrap();
+    assert!(scene.clips[run].warnings.is_empty(), "{:?}", scene.clips[run].warnings);
+    assert!(scene.clips[run].source.as_ref().is_some_and(|p| p.ends_with("rabbit0005-00.ANIM")));
+    let sequences = format!("{:?}", detail(&scene, "Sequences"));
+    assert!(sequences.contains("0005-00.anim present"), "{sequences}");
+    let posed = Pose::at(&scene, Some(run), 300.0);
+    let expected = Pose::at(&reference, Some(run), 300.0);
+    let rest = Pose::rest(&scene);
+    let (got, want) = (posed.mesh_positions(&scene, 0), expected.mesh_positions(&reference, 0));
+    assert_eq!(got, want, "the .anim keys are the .m2's keys");
+    assert_ne!(got, rest.mesh_positions(&scene, 0), "and they move the rabbit");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_missing_anim_file_leaves_its_sequence_in_the_bind_pose_and_says_why() {
+    let Some(dir) = rabbit_with_run_in_an_anim_file("missing", false) else { return };
+    let scene = formats::open(&dir.join("Rabbit.m2")).unwrap();
+    let run = resolve_clip(&scene, "Run").unwrap();
+    let warning = scene.clips[run].warnings.join(" ");
+    assert!(warning.contains("0005-00.anim") && warning.contains("bind pose"), "{warning}");
+    let sequences = format!("{:?}", detail(&scene, "Sequences"));
+    assert!(sequences.contains("0005-00.anim MISSING"), "{sequences}");
+    let rest = Pose::rest(&scene).mesh_positions(&scene, 0);
+    for ms in [0.0, 300.0, 900.0] {
+        // Global-sequence tracks still run the skinning, so equal up to rounding.
+        let posed = Pose::at(&scene, Some(run), ms).mesh_positions(&scene, 0);
+        assert!(posed.iter().zip(&rest).all(|(a, b)| a.abs_diff_eq(*b, 1e-5)), "Run at {ms} ms");
+    }
+    // The other sequences still play from the .m2.
+    let walk = resolve_clip(&scene, "Walk").unwrap();
+    assert_ne!(Pose::at(&scene, Some(walk), 300.0).mesh_positions(&scene, 0), rest);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -94,3 +94,31 @@ fn bad_indices_are_local_damage() {
     assert!(scene.warnings.iter().any(|w| w.contains("submesh 9 does not exist")), "{:?}", scene.warnings);
     assert!(scene.materials.is_empty());
 }
+
+/// The rabbit with its Run sequence (index 1) moved out to an .anim file: the sequence flag
+/// 0x20 cleared, so its track arrays resolve in the .anim, which is a copy of the .m2 (the
+/// offsets then land on the same keys). The .anim is damaged; the .m2 and .skin stay intact.
+#[test]
+fn damaged_anim_files_with_intact_models() {
+    use mdview::formats::m2::{build, model, skin};
+    let (Some(mut m2), Some(skin_bytes)) = (read("rabbit/Rabbit.m2"), read("rabbit/Rabbit00.skin")) else { return };
+    let anim = m2.clone();
+    let flags_at = u32::from_le_bytes(m2[0x20..0x24].try_into().unwrap()) as usize + 64 + 0x0C;
+    m2[flags_at] &= !0x20;
+    let skin = skin::decode(&skin_bytes).unwrap();
+    let mut decode = |label: &str, anim: &[u8]| {
+        let started = Instant::now();
+        let result = model::decode(&m2, &[None, Some(anim)]);
+        assert!(started.elapsed() < DECODE_LIMIT, "{label}: decode took {:?}", started.elapsed());
+        match result {
+            Ok(decoded) => {
+                let scene = build::build(&decoded, Some(&skin), &BuildOptions::default(), m2.len() as u64);
+                let pose = Pose::at(&scene, Some(1), 500.0);
+                assert!(pose.positions.iter().flatten().flatten().all(|p| p.is_finite()), "{label}");
+            }
+            Err(e) => panic!("{label}: a damaged .anim is local damage, not an error: {e}"),
+        }
+    };
+    decode("intact", &anim);
+    damaged(&anim, |label, d| decode(&format!("Rabbit0005-00.anim {label}"), d));
+}

@@ -50,13 +50,23 @@ pub fn sequence_name(id: u16, variation: u16) -> String {
     if variation == 0 { base } else { format!("{base}.{variation}") }
 }
 
-/// Keys of `track` for `sequence` in scene axes, or `None` when the track never animates. A
-/// track that animates other sequences but not this one holds its first value.
-fn clip_keys<T: Copy>(track: &Track<T>, sequence: usize, map: impl Fn(T) -> T) -> Option<(Curve<T>, TrackTime)> {
-    if !track.is_animated() {
+/// Which sequence's keys to take, and whether they were lost with a missing `.anim` file.
+#[derive(Clone, Copy)]
+struct SequenceKeys {
+    index: usize,
+    /// The sequence's .anim file is missing: only global-sequence tracks play, the rest of the
+    /// model holds its bind pose.
+    missing: bool,
+}
+
+/// Keys of `track` for `sequence` in scene axes, or `None` when the track does not animate it.
+/// A track that animates other sequences but not this one holds its first value; a track of a
+/// sequence whose .anim file is missing is left out (bind pose), unless it is global.
+fn clip_keys<T: Copy>(track: &Track<T>, sequence: SequenceKeys, map: impl Fn(T) -> T) -> Option<(Curve<T>, TrackTime)> {
+    if !track.is_animated() || (sequence.missing && track.global_sequence.is_none()) {
         return None;
     }
-    match track.keys_for(sequence) {
+    match track.keys_for(sequence.index) {
         (Some(curve), time) if !curve.is_empty() => Some((
             Curve {
                 keys: curve.keys.iter().map(|k| Key { time: k.time, value: map(k.value) }).collect(),
@@ -404,17 +414,19 @@ fn build_clips(
             tracks: Vec::new(),
             warnings: Vec::new(),
         };
-        if model.anim_present.get(s).copied().flatten() == Some(false) {
+        let keys_missing = model.anim_present.get(s).copied().flatten() == Some(false);
+        let sequence = SequenceKeys { index: s, missing: keys_missing };
+        if keys_missing {
             clip.warnings.push(format!(
-                "keyframes live in {}; that file is missing, so only global-sequence tracks play",
+                "keyframes live in <model>{}, which is missing: bind pose (global-sequence tracks still play)",
                 anim_file_suffix(seq.id, seq.variation)
             ));
         }
         let mut joints = Vec::new();
         for (b, bone) in model.bones.iter().enumerate() {
-            let t = clip_keys(&bone.translation, s, axes::position);
-            let r = clip_keys(&bone.rotation, s, axes::rotation);
-            let sc = clip_keys(&bone.scale, s, axes::scale);
+            let t = clip_keys(&bone.translation, sequence, axes::position);
+            let r = clip_keys(&bone.rotation, sequence, axes::rotation);
+            let sc = clip_keys(&bone.scale, sequence, axes::scale);
             if t.is_none() && r.is_none() && sc.is_none() {
                 continue;
             }
@@ -465,7 +477,7 @@ fn build_clips(
             clip.channels.push(Channel::BoneTracks { skeleton: 0, joints });
         }
         if let Some(skin) = skin {
-            material_channels(model, skin, unit_materials, s, &mut clip);
+            material_channels(model, skin, unit_materials, sequence, &mut clip);
         }
         scene.clips.push(clip);
     }
@@ -478,7 +490,7 @@ fn build_clips(
     }
 }
 
-fn material_channels(model: &M2Model, skin: &Skin, unit_materials: &[Option<usize>], s: usize, clip: &mut Clip) {
+fn material_channels(model: &M2Model, skin: &Skin, unit_materials: &[Option<usize>], s: SequenceKeys, clip: &mut Clip) {
     for (unit, material) in skin.units.iter().zip(unit_materials) {
         let Some(material) = *material else { continue };
         if let Some(color) = usize::try_from(unit.color).ok().and_then(|c| model.colors.get(c)) {
