@@ -106,7 +106,7 @@ fn damaged_anim_files_with_intact_models() {
     let flags_at = u32::from_le_bytes(m2[0x20..0x24].try_into().unwrap()) as usize + 64 + 0x0C;
     m2[flags_at] &= !0x20;
     let skin = skin::decode(&skin_bytes).unwrap();
-    let mut decode = |label: &str, anim: &[u8]| {
+    let decode = |label: &str, anim: &[u8]| {
         let started = Instant::now();
         let result = model::decode(&m2, &[None, Some(anim)]);
         assert!(started.elapsed() < DECODE_LIMIT, "{label}: decode took {:?}", started.elapsed());
