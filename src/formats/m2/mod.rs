@@ -168,11 +168,19 @@ pub struct SkinProfileFile {
 
 /// The skin profiles the model at `path` declares (`data` is its bytes), found or not.
 pub fn skin_profiles(path: &Path, data: &[u8]) -> DecodeResult<Vec<SkinProfileFile>> {
+    let (dir, stem) = dir_and_stem(path);
+    skin_profiles_among(&listing(&dir), &stem, data)
+}
+
+/// [`skin_profiles`] against a folder already listed by [`listing`].
+fn skin_profiles_among(
+    files: &HashMap<String, PathBuf>,
+    stem: &str,
+    data: &[u8],
+) -> DecodeResult<Vec<SkinProfileFile>> {
     let r = crate::formats::reader::Reader::new(data, FORMAT);
     model::check_version(&r)?;
     let declared = r.u32(layout::HDR_SKIN_PROFILE_COUNT, "skin profile count")?;
-    let (dir, stem) = dir_and_stem(path);
-    let files = listing(&dir);
     Ok((0..declared.min(MAX_SKIN_PROFILES) as usize)
         .map(|index| {
             let file_name = format!("{stem}{index:02}.skin");
@@ -185,8 +193,13 @@ pub fn skin_profiles(path: &Path, data: &[u8]) -> DecodeResult<Vec<SkinProfileFi
 /// The `.blp` files beside the model, sorted by name: the choices for run-time textures.
 pub fn replaceable_texture_choices(path: &Path) -> Vec<PathBuf> {
     let (dir, _) = dir_and_stem(path);
+    blp_files_among(&listing(&dir))
+}
+
+/// [`replaceable_texture_choices`] against a folder already listed by [`listing`].
+fn blp_files_among(files: &HashMap<String, PathBuf>) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> =
-        listing(&dir).into_iter().filter(|(name, _)| name.ends_with(".blp")).map(|(_, p)| p).collect();
+        files.iter().filter(|(name, _)| name.ends_with(".blp")).map(|(_, p)| p.clone()).collect();
     out.sort_by_key(|p| p.file_name().map(|n| n.to_string_lossy().to_lowercase()));
     out
 }
@@ -230,7 +243,7 @@ pub fn open_with(path: &Path, data: &[u8], options: &OpenOptions) -> DecodeResul
     let model = model::decode(data, &anim_refs)?;
 
     // Skin profiles: the chosen one, else the first that exists and decodes.
-    let profiles = skin_profiles(path, data)?;
+    let profiles = skin_profiles_among(&files, &stem, data)?;
     let mut details = DetailSection { title: "Skin profiles".into(), rows: Vec::new() };
     let mut order: Vec<usize> = (0..profiles.len()).collect();
     if let Some(chosen) = options.skin_profile {
@@ -292,7 +305,7 @@ pub fn open_with(path: &Path, data: &[u8], options: &OpenOptions) -> DecodeResul
 
     // Run-time textures: one .blp beside the model stands in for them all.
     let has_runtime = model.textures.iter().any(|t| t.kind != 0);
-    let choices = replaceable_texture_choices(path);
+    let choices = blp_files_among(&files);
     let replaceable = if has_runtime {
         let wanted = options.replaceable_texture.as_deref();
         let picked = wanted
