@@ -120,7 +120,7 @@ pub(super) fn update_animated_buffers(
             let normals = match pose.normals.get(mesh_index).and_then(Option::as_ref) {
                 Some(normals) if normals.len() == positions.len() => normals,
                 _ => {
-                    smooth_normals(positions, &mesh.triangles, &mut scratch.normals);
+                    crate::scene::compute_normals_into(positions, &mesh.triangles, &mut scratch.normals);
                     &scratch.normals
                 }
             };
@@ -152,27 +152,6 @@ pub(super) fn update_animated_buffers(
             gpu_mesh.uvs_animated = false;
         }
         _ => {}
-    }
-}
-
-/// Smooth normals into a reused buffer (area-weighted face normals, as the scene computes
-/// them for the rest pose).
-pub(super) fn smooth_normals(positions: &[Vec3], triangles: &[[u32; 3]], out: &mut Vec<Vec3>) {
-    out.clear();
-    out.resize(positions.len(), Vec3::ZERO);
-    for tri in triangles {
-        let [a, b, c] = tri.map(|i| positions.get(i as usize).copied());
-        if let (Some(a), Some(b), Some(c)) = (a, b, c) {
-            let face = (b - a).cross(c - a);
-            for &i in tri {
-                if let Some(n) = out.get_mut(i as usize) {
-                    *n += face;
-                }
-            }
-        }
-    }
-    for n in out.iter_mut() {
-        *n = n.try_normalize().unwrap_or(Vec3::Y);
     }
 }
 

@@ -833,7 +833,15 @@ pub fn resolve_clip(scene: &Scene, wanted: &str) -> Result<usize, String> {
 /// vertices, then normalised (as the TPW spec and OpenTPW do). Degenerate triangles add
 /// nothing; vertices on no triangle get +Y.
 pub fn compute_normals(positions: &[Vec3], triangles: &[[u32; 3]]) -> Vec<Vec3> {
-    let mut normals = vec![Vec3::ZERO; positions.len()];
+    let mut normals = Vec::new();
+    compute_normals_into(positions, triangles, &mut normals);
+    normals
+}
+
+/// [`compute_normals`] into a buffer the caller keeps (the renderer, for every animated frame).
+pub fn compute_normals_into(positions: &[Vec3], triangles: &[[u32; 3]], normals: &mut Vec<Vec3>) {
+    normals.clear();
+    normals.resize(positions.len(), Vec3::ZERO);
     for tri in triangles {
         let [a, b, c] = tri.map(|i| positions.get(i as usize).copied());
         if let (Some(a), Some(b), Some(c)) = (a, b, c) {
@@ -845,7 +853,9 @@ pub fn compute_normals(positions: &[Vec3], triangles: &[[u32; 3]]) -> Vec<Vec3> 
             }
         }
     }
-    normals.into_iter().map(|n| n.try_normalize().unwrap_or(Vec3::Y)).collect()
+    for n in normals.iter_mut() {
+        *n = n.try_normalize().unwrap_or(Vec3::Y);
+    }
 }
 
 #[cfg(test)]
