@@ -1,20 +1,6 @@
 // World-space overlay lines (normals, bounds, node axes, ground grid), built on the CPU each
-// frame while an overlay is on. Colours arrive linear.
-
-struct Frame {
-    clip_from_world: mat4x4<f32>,
-    eye_world: vec4<f32>,
-    light_dir_world: vec4<f32>,
-    light_color: vec4<f32>,
-    wire_color: vec4<f32>,
-    highlight_color: vec4<f32>,
-    flag_tint: vec4<f32>,
-    options: vec4<u32>,
-    line_params: vec4<f32>,
-    view_from_world: mat4x4<f32>,
-};
-
-@group(0) @binding(0) var<uniform> frame: Frame;
+// frame while an overlay is on. Colours arrive linear. Frame and its binding come from
+// frame.wgsl, put in front of this file.
 
 struct LineIn {
     @location(0) position: vec3<f32>,

@@ -1,26 +1,8 @@
 // Surfaces of the format-neutral scene: one draw per submesh.
 // Group 0 holds per-frame data, group 1 the placing node's matrices (dynamic offset, one slot
 // per visible mesh), group 2 the material (texture, sampler, parameters), uploaded once.
-// The Rust side mirrors these structs in src/render/gpu.rs; keep the two in step.
-
-struct Frame {
-    clip_from_world: mat4x4<f32>,
-    eye_world: vec4<f32>,
-    // xyz: unit direction towards the light; w: ambient level.
-    light_dir_world: vec4<f32>,
-    light_color: vec4<f32>,
-    wire_color: vec4<f32>,
-    highlight_color: vec4<f32>,
-    // rgb: colour for materials with the chosen flag bit; a: how strongly it replaces the art.
-    flag_tint: vec4<f32>,
-    // x: textures on, y: lit, z: flag-bit mask (0 = off), w: unused.
-    options: vec4<u32>,
-    // x: how far lines are pulled towards the eye: depth is scaled by 1 + x (reversed depth,
-    // so this is a fixed fraction of the distance at any zoom).
-    line_params: vec4<f32>,
-    // For sphere-mapped texture coordinates.
-    view_from_world: mat4x4<f32>,
-};
+// Frame and its binding come from frame.wgsl, put in front of this file. The Rust side
+// mirrors these structs in src/render/gpu.rs; keep the two in step.
 
 struct Draw {
     world_from_local: mat4x4<f32>,
@@ -42,7 +24,6 @@ struct Material {
     uv_source: vec4<u32>,
 };
 
-@group(0) @binding(0) var<uniform> frame: Frame;
 @group(1) @binding(0) var<uniform> draw: Draw;
 @group(2) @binding(0) var<uniform> material: Material;
 @group(2) @binding(1) var base_texture: texture_2d<f32>;

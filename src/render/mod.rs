@@ -68,6 +68,12 @@ use textures::{SeeThroughKind, TextureResolver};
 use crate::scene::anim::Pose;
 use crate::scene::{AlphaMode, BlendMode, Mesh, Scene};
 
+/// The surface shader as compiled: the shared per-frame uniforms, then `shaders/mesh.wgsl`.
+pub const MESH_WGSL: &str = concat!(include_str!("../../shaders/frame.wgsl"), include_str!("../../shaders/mesh.wgsl"));
+/// The overlay-line shader as compiled: the shared per-frame uniforms, then `shaders/lines.wgsl`.
+pub const LINES_WGSL: &str =
+    concat!(include_str!("../../shaders/frame.wgsl"), include_str!("../../shaders/lines.wgsl"));
+
 /// The format of the colour texture [`Renderer::draw`] returns.
 pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
@@ -314,11 +320,11 @@ impl Renderer {
         let (frame_layout, layouts) = pipelines::create_layouts(device);
         let mesh_shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("mesh.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/mesh.wgsl").into()),
+            source: wgpu::ShaderSource::Wgsl(MESH_WGSL.into()),
         });
         let line_shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("lines.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/lines.wgsl").into()),
+            source: wgpu::ShaderSource::Wgsl(LINES_WGSL.into()),
         });
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
             label: Some("mdview texture"),
