@@ -557,9 +557,8 @@ impl Session {
                 };
                 // Clips of the same model keep their names whatever the picks.
                 let clip_name = previous.clip.and_then(|c| previous.scene.clips.get(c)).map(|c| c.name.clone());
-                let clip = clip_name.and_then(|name| doc.scene.clips.iter().position(|c| c.name == name));
-                doc.play_clip(clip);
-                let playing = previous.timeline.playing && clip.is_some();
+                doc.clip = clip_name.and_then(|name| doc.scene.clips.iter().position(|c| c.name == name));
+                let playing = previous.timeline.playing && doc.clip.is_some();
                 doc.timeline = Timeline { playing, ..previous.timeline };
                 doc.selected = previous.selected.filter(|&n| n < doc.scene.nodes.len());
                 doc.pose.lod = previous.pose.lod;

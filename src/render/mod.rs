@@ -257,7 +257,7 @@ struct BlendOrder {
 
 impl BlendOrder {
     fn new(material: &GpuMaterial, depth: f32) -> Self {
-        Self { plane: material.plane, depth, order: material.order }
+        Self { plane: material.draw_order.div_euclid(1 << 16), depth, order: material.draw_order }
     }
 
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
@@ -466,8 +466,7 @@ impl Renderer {
                 pass,
                 two_sided: material.two_sided,
                 depth_write: material.depth_write,
-                plane: material.draw_order.div_euclid(1 << 16),
-                order: material.draw_order,
+                draw_order: material.draw_order,
             });
             report.materials.push(MaterialReport {
                 material: index,
@@ -494,8 +493,7 @@ impl Renderer {
             pass: DrawPass::Opaque,
             two_sided: false,
             depth_write: true,
-            plane: 0,
-            order: 0,
+            draw_order: 0,
         });
         let default_material = materials.len() - 1;
 

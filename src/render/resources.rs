@@ -35,11 +35,8 @@ pub(super) struct GpuMaterial {
     pub(super) pass: DrawPass,
     pub(super) two_sided: bool,
     pub(super) depth_write: bool,
-    /// The priority plane (M2): blended surfaces of a lower plane draw first whatever their depth.
-    pub(super) plane: i32,
-    /// Draw order within the plane (M2 material layer): a later layer draws over an earlier one
-    /// on the same triangles.
-    pub(super) order: i32,
+    /// [`crate::scene::Material::draw_order`]: priority plane × 65536 + material layer (M2).
+    pub(super) draw_order: i32,
 }
 
 impl GpuMaterial {
