@@ -45,6 +45,30 @@ pub struct Pose {
     normal_scratch: Vec<Vec<Vec3>>,
 }
 
+/// What the channels of one evaluation touched, per mesh, skeleton or material.
+struct Marks {
+    /// Source positions moved (`Pose::source_scratch` holds them).
+    moved: Vec<bool>,
+    uv_moved: Vec<bool>,
+    normals_set: Vec<bool>,
+    /// Skeletons a channel (or a billboard) posed.
+    driven: Vec<bool>,
+    alpha_set: Vec<bool>,
+}
+
+impl Marks {
+    fn new(scene: &Scene) -> Marks {
+        let meshes = scene.meshes.len();
+        Marks {
+            moved: vec![false; meshes],
+            uv_moved: vec![false; meshes],
+            normals_set: vec![false; meshes],
+            driven: vec![false; scene.skeletons.len()],
+            alpha_set: vec![false; scene.materials.len()],
+        }
+    }
+}
+
 impl Pose {
     /// The rest pose.
     pub fn rest(scene: &Scene) -> Pose {
@@ -60,20 +84,30 @@ impl Pose {
         pose
     }
 
-    /// Re-evaluates in place, reusing buffers.
+    /// Re-evaluates in place, reusing buffers: resets to the rest state, applies each of the
+    /// clip's channels (one function per channel kind), then skins and places the meshes.
     pub fn evaluate(&mut self, scene: &Scene, clip: Option<usize>, time: f32) {
-        let node_count = scene.nodes.len();
+        self.reset(scene);
+        let clip: Option<&Clip> = clip.and_then(|c| scene.clips.get(c));
+        let time = if time.is_finite() { time } else { 0.0 };
+        let mut marks = Marks::new(scene);
+        for channel in clip.map(|c| c.channels.as_slice()).unwrap_or(&[]) {
+            self.apply_channel(scene, channel, time, &mut marks);
+        }
+        self.finish(scene, &mut marks);
+    }
+
+    /// The rest state: authored locals, everything visible but other LODs, joints at rest,
+    /// base material colours and identity texture transforms.
+    fn reset(&mut self, scene: &Scene) {
         let mesh_count = scene.meshes.len();
         self.locals.clear();
         self.locals.extend(scene.nodes.iter().map(|n| n.local));
         self.visible.clear();
-        self.visible.resize(node_count, true);
+        self.visible.resize(scene.nodes.len(), true);
         self.positions.resize(mesh_count, None);
         self.uvs.resize(mesh_count, None);
         self.source_scratch.resize(mesh_count, Vec::new());
-        let mut moved = vec![false; mesh_count];
-        let mut uv_moved = vec![false; mesh_count];
-        let mut normals_set = vec![false; mesh_count];
         self.normals.resize(mesh_count, None);
         self.normal_scratch.resize(mesh_count, Vec::new());
         self.joints.resize(scene.skeletons.len(), Vec::new());
@@ -82,137 +116,172 @@ impl Pose {
             out.clear();
             out.extend_from_slice(&skeleton.rest_pose);
         }
-        let mut driven = vec![false; scene.skeletons.len()];
         self.hide_other_lods(scene);
-
-        let clip: Option<&Clip> = clip.and_then(|c| scene.clips.get(c));
-        let time = if time.is_finite() { time } else { 0.0 };
         self.material_colors.clear();
         self.material_colors.extend(scene.materials.iter().map(|m| m.base_color));
         self.uv_transforms.clear();
         self.uv_transforms.resize(scene.materials.len(), Mat4::IDENTITY);
-        let mut alpha_set = vec![false; scene.materials.len()];
+    }
 
-        for channel in clip.map(|c| c.channels.as_slice()).unwrap_or(&[]) {
-            match channel {
-                Channel::NodeRotation { node, authored_inverse, keys } => {
-                    if let (Some(local), Some(q)) = (self.locals.get_mut(*node), sample_quat(keys, time)) {
-                        // Column-vector form of the row-vector rule R(q)·U⁻¹·local.
-                        *local = *local * *authored_inverse * Mat4::from_quat(q);
-                    }
+    /// Applies one channel at `time`: one match arm per channel kind, each a function.
+    fn apply_channel(&mut self, scene: &Scene, channel: &Channel, time: f32, marks: &mut Marks) {
+        match channel {
+            Channel::NodeRotation { node, authored_inverse, keys } => {
+                self.node_rotation(*node, authored_inverse, keys, time)
+            }
+            Channel::NodeTranslation { node, keys } => self.node_translation(*node, keys, time),
+            Channel::NodeVisibility { node, keys } => self.node_visibility(*node, keys, time),
+            Channel::VertexMorph { mesh, blocks } => self.vertex_morph(scene, *mesh, blocks, time, marks),
+            Channel::PackedFrames(packed) => self.packed_frames(scene, packed, time, marks),
+            Channel::UvRamp { mesh, entries } => self.uv_ramp(scene, *mesh, entries, time, marks),
+            Channel::BoneFrames { skeleton, times, frames } => self.bone_frames(*skeleton, times, frames, time, marks),
+            Channel::BoneTracks { skeleton, joints } => self.bone_tracks(scene, *skeleton, joints, time, marks),
+            Channel::MaterialColor { material, keys, time: timing } => {
+                self.material_color(*material, keys, timing.apply(time))
+            }
+            Channel::MaterialAlpha { material, keys, time: timing } => {
+                self.material_alpha(*material, keys, timing.apply(time), marks)
+            }
+            Channel::UvTransform { material, translation, rotation, scale, time: timing } => {
+                self.uv_transform(*material, [translation, scale], rotation, timing, time)
+            }
+        }
+    }
+
+    fn node_rotation(&mut self, node: usize, authored_inverse: &Mat4, keys: &[Key<Quat>], time: f32) {
+        if let (Some(local), Some(q)) = (self.locals.get_mut(node), sample_quat(keys, time)) {
+            // Column-vector form of the row-vector rule R(q)·U⁻¹·local.
+            *local = *local * *authored_inverse * Mat4::from_quat(q);
+        }
+    }
+
+    fn node_translation(&mut self, node: usize, keys: &[Key<Vec3>], time: f32) {
+        if let (Some(local), Some(p)) = (self.locals.get_mut(node), sample_vec3(keys, time)) {
+            local.w_axis = p.extend(1.0);
+        }
+    }
+
+    fn node_visibility(&mut self, node: usize, keys: &[Key<bool>], time: f32) {
+        if let (Some(v), Some(k)) = (self.visible.get_mut(node), last_at_or_before(keys, time)) {
+            *v = k.value;
+        }
+    }
+
+    fn vertex_morph(&mut self, scene: &Scene, mesh: usize, blocks: &[MorphBlock], time: f32, marks: &mut Marks) {
+        if let Some(source) = self.begin_source(scene, mesh, &mut marks.moved) {
+            for block in blocks {
+                sample_morph_block(block, time, source);
+            }
+        }
+    }
+
+    fn packed_frames(&mut self, scene: &Scene, packed: &super::PackedFrames, time: f32, marks: &mut Marks) {
+        let Some((a, b, f)) = frame_segment(&packed.times, time) else { return };
+        let (Some((sa, ta, fa)), Some((sb, tb, fb))) = (packed.frame(a), packed.frame(b)) else { return };
+        if let Some(source) = self.begin_source(scene, packed.mesh, &mut marks.moved) {
+            for ((slot, &pa), &pb) in source.iter_mut().zip(fa).zip(fb) {
+                *slot = packed.position(sa, ta, pa).lerp(packed.position(sb, tb, pb), f);
+            }
+        }
+        if let (Some(base), Some(slot)) = (scene.meshes.get(packed.mesh), self.normals.get_mut(packed.mesh)) {
+            let out = slot.get_or_insert_with(Vec::new);
+            out.clear();
+            out.extend(base.vertex_source.iter().map(|&s| match (fa.get(s as usize), fb.get(s as usize)) {
+                (Some(&pa), Some(&pb)) => {
+                    packed.normal(pa).lerp(packed.normal(pb), f).try_normalize().unwrap_or(Vec3::Y)
                 }
-                Channel::NodeTranslation { node, keys } => {
-                    if let (Some(local), Some(p)) = (self.locals.get_mut(*node), sample_vec3(keys, time)) {
-                        local.w_axis = p.extend(1.0);
-                    }
-                }
-                Channel::NodeVisibility { node, keys } => {
-                    if let (Some(v), Some(k)) = (self.visible.get_mut(*node), last_at_or_before(keys, time)) {
-                        *v = k.value;
-                    }
-                }
-                Channel::VertexMorph { mesh, blocks } => {
-                    if let Some(source) = self.begin_source(scene, *mesh, &mut moved) {
-                        for block in blocks {
-                            sample_morph_block(block, time, source);
-                        }
-                    }
-                }
-                Channel::PackedFrames(packed) => {
-                    let Some((a, b, f)) = frame_segment(&packed.times, time) else { continue };
-                    let (Some((sa, ta, fa)), Some((sb, tb, fb))) = (packed.frame(a), packed.frame(b)) else { continue };
-                    if let Some(source) = self.begin_source(scene, packed.mesh, &mut moved) {
-                        for ((slot, &pa), &pb) in source.iter_mut().zip(fa).zip(fb) {
-                            *slot = packed.position(sa, ta, pa).lerp(packed.position(sb, tb, pb), f);
-                        }
-                    }
-                    if let (Some(base), Some(slot)) = (scene.meshes.get(packed.mesh), self.normals.get_mut(packed.mesh))
-                    {
-                        let out = slot.get_or_insert_with(Vec::new);
-                        out.clear();
-                        out.extend(base.vertex_source.iter().map(|&s| {
-                            match (fa.get(s as usize), fb.get(s as usize)) {
-                                (Some(&pa), Some(&pb)) => {
-                                    packed.normal(pa).lerp(packed.normal(pb), f).try_normalize().unwrap_or(Vec3::Y)
-                                }
-                                _ => Vec3::Y,
-                            }
-                        }));
-                        if let Some(flag) = normals_set.get_mut(packed.mesh) {
-                            *flag = true;
-                        }
-                    }
-                }
-                Channel::UvRamp { mesh, entries } => {
-                    let Some(base) = scene.meshes.get(*mesh) else { continue };
-                    let Some(slot) = self.uvs.get_mut(*mesh) else { continue };
-                    let uvs = slot.get_or_insert_with(Vec::new);
-                    if !uv_moved.get(*mesh).copied().unwrap_or(true) {
-                        uvs.clear();
-                        uvs.extend_from_slice(&base.uvs);
-                        if let Some(m) = uv_moved.get_mut(*mesh) {
-                            *m = true;
-                        }
-                    }
-                    for entry in entries {
-                        let t = if entry.end_time > 0.0 { (time / entry.end_time).clamp(0.0, 1.0) } else { 1.0 };
-                        for (k, (s, e)) in entry.start.iter().zip(&entry.end).enumerate() {
-                            let component = entry.first as usize + k;
-                            if let Some(uv) = uvs.get_mut(component / 2) {
-                                uv[component % 2] = s + (e - s) * t;
-                            }
-                        }
-                    }
-                }
-                Channel::BoneFrames { skeleton, times, frames } => {
-                    if let (Some(out), Some(flag)) = (self.joints.get_mut(*skeleton), driven.get_mut(*skeleton)) {
-                        sample_matrix_frames(times, frames, time, out);
-                        *flag = true;
-                    }
-                }
-                Channel::BoneTracks { skeleton, joints } => {
-                    if let Some(skel) = scene.skeletons.get(*skeleton) {
-                        let out = self.joints.get_mut(*skeleton);
-                        if let (Some(out), Some(flag)) = (out, driven.get_mut(*skeleton)) {
-                            evaluate_bone_tracks(skel, joints, time, out);
-                            *flag = true;
-                        }
-                    }
-                }
-                Channel::MaterialColor { material, keys, time: timing } => {
-                    if let (Some(c), Some(rgb)) =
-                        (self.material_colors.get_mut(*material), sample_curve(keys, timing.apply(time)))
-                    {
-                        *c = rgb.extend(c.w);
-                    }
-                }
-                Channel::MaterialAlpha { material, keys, time: timing } => {
-                    if let (Some(c), Some(a)) =
-                        (self.material_colors.get_mut(*material), sample_curve(keys, timing.apply(time)))
-                    {
-                        // The product of the clip's alpha channels replaces the base alpha.
-                        let first = alpha_set.get(*material).is_some_and(|set| !set);
-                        c.w = if first { a } else { c.w * a };
-                        if let Some(set) = alpha_set.get_mut(*material) {
-                            *set = true;
-                        }
-                    }
-                }
-                Channel::UvTransform { material, translation, rotation, scale, time: timing } => {
-                    if let Some(m) = self.uv_transforms.get_mut(*material) {
-                        let t = sample_curve(translation, timing[0].apply(time)).unwrap_or(Vec3::ZERO);
-                        let r = sample_curve(rotation, timing[1].apply(time)).unwrap_or(Quat::IDENTITY);
-                        let s = sample_curve(scale, timing[2].apply(time)).unwrap_or(Vec3::ONE);
-                        let centre = Vec3::new(0.5, 0.5, 0.0);
-                        *m = Mat4::from_translation(t + centre)
-                            * Mat4::from_quat(r)
-                            * Mat4::from_scale(s)
-                            * Mat4::from_translation(-centre);
-                    }
+                _ => Vec3::Y,
+            }));
+            if let Some(flag) = marks.normals_set.get_mut(packed.mesh) {
+                *flag = true;
+            }
+        }
+    }
+
+    fn uv_ramp(&mut self, scene: &Scene, mesh: usize, entries: &[super::UvRampEntry], time: f32, marks: &mut Marks) {
+        let Some(base) = scene.meshes.get(mesh) else { return };
+        let Some(slot) = self.uvs.get_mut(mesh) else { return };
+        let uvs = slot.get_or_insert_with(Vec::new);
+        if !marks.uv_moved.get(mesh).copied().unwrap_or(true) {
+            uvs.clear();
+            uvs.extend_from_slice(&base.uvs);
+            if let Some(m) = marks.uv_moved.get_mut(mesh) {
+                *m = true;
+            }
+        }
+        for entry in entries {
+            let t = if entry.end_time > 0.0 { (time / entry.end_time).clamp(0.0, 1.0) } else { 1.0 };
+            for (k, (s, e)) in entry.start.iter().zip(&entry.end).enumerate() {
+                let component = entry.first as usize + k;
+                if let Some(uv) = uvs.get_mut(component / 2) {
+                    uv[component % 2] = s + (e - s) * t;
                 }
             }
         }
+    }
 
+    fn bone_frames(&mut self, skeleton: usize, times: &[f32], frames: &[Vec<Mat4>], time: f32, marks: &mut Marks) {
+        if let (Some(out), Some(flag)) = (self.joints.get_mut(skeleton), marks.driven.get_mut(skeleton)) {
+            sample_matrix_frames(times, frames, time, out);
+            *flag = true;
+        }
+    }
+
+    fn bone_tracks(
+        &mut self,
+        scene: &Scene,
+        skeleton: usize,
+        joints: &[super::JointTracks],
+        time: f32,
+        marks: &mut Marks,
+    ) {
+        let Some(skel) = scene.skeletons.get(skeleton) else { return };
+        if let (Some(out), Some(flag)) = (self.joints.get_mut(skeleton), marks.driven.get_mut(skeleton)) {
+            evaluate_bone_tracks(skel, joints, time, out);
+            *flag = true;
+        }
+    }
+
+    fn material_color(&mut self, material: usize, keys: &Curve<Vec3>, time: f32) {
+        if let (Some(c), Some(rgb)) = (self.material_colors.get_mut(material), sample_curve(keys, time)) {
+            *c = rgb.extend(c.w);
+        }
+    }
+
+    fn material_alpha(&mut self, material: usize, keys: &Curve<f32>, time: f32, marks: &mut Marks) {
+        if let (Some(c), Some(a)) = (self.material_colors.get_mut(material), sample_curve(keys, time)) {
+            // The product of the clip's alpha channels replaces the base alpha.
+            let first = marks.alpha_set.get(material).is_some_and(|set| !set);
+            c.w = if first { a } else { c.w * a };
+            if let Some(set) = marks.alpha_set.get_mut(material) {
+                *set = true;
+            }
+        }
+    }
+
+    fn uv_transform(
+        &mut self,
+        material: usize,
+        [translation, scale]: [&Curve<Vec3>; 2],
+        rotation: &Curve<Quat>,
+        timing: &[super::TrackTime; 3],
+        time: f32,
+    ) {
+        if let Some(m) = self.uv_transforms.get_mut(material) {
+            let t = sample_curve(translation, timing[0].apply(time)).unwrap_or(Vec3::ZERO);
+            let r = sample_curve(rotation, timing[1].apply(time)).unwrap_or(Quat::IDENTITY);
+            let s = sample_curve(scale, timing[2].apply(time)).unwrap_or(Vec3::ONE);
+            let centre = Vec3::new(0.5, 0.5, 0.0);
+            *m = Mat4::from_translation(t + centre)
+                * Mat4::from_quat(r)
+                * Mat4::from_scale(s)
+                * Mat4::from_translation(-centre);
+        }
+    }
+
+    /// After the channels: billboards, skinning, render-vertex expansion and world matrices.
+    fn finish(&mut self, scene: &Scene, marks: &mut Marks) {
+        let Marks { moved, uv_moved, normals_set, driven, .. } = marks;
         // Billboard joints turn to the camera, and their descendants follow.
         if let Some(view) = self.view_from_model {
             for ((skeleton, joints), flag) in scene.skeletons.iter().zip(self.joints.iter_mut()).zip(driven.iter_mut())
@@ -235,7 +304,7 @@ impl Pose {
                 // Influences without normals (all zero) leave normals to be recomputed.
                 let has_normals = skin.influences.iter().any(|i| i.normal != Vec3::ZERO);
                 let mut source_normals = self.normal_scratch.get_mut(index).map(std::mem::take).unwrap_or_default();
-                if let Some(source) = self.begin_source(scene, index, &mut moved) {
+                if let Some(source) = self.begin_source(scene, index, moved) {
                     if has_normals {
                         source_normals.clear();
                         source_normals.resize(source.len(), Vec3::ZERO);
