@@ -4,7 +4,9 @@
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 
-use super::{Channel, Clip, Curve, Interpolation, Key, MorphBlock, Scene, SkinWeights};
+use super::{
+    Channel, Clip, Curve, EaseRamp, Interpolation, Key, MorphBlock, Path, Scene, SkinWeights, UvSlotKeys,
+};
 
 /// The scene's state at one time.
 #[derive(Debug, Clone, Default)]
@@ -129,11 +131,23 @@ impl Pose {
             Channel::NodeRotation { node, authored_inverse, keys } => {
                 self.node_rotation(*node, authored_inverse, keys, time)
             }
-            Channel::NodeTranslation { node, keys } => self.node_translation(*node, keys, time),
+            Channel::NodeRotationEased { node, authored_inverse, keys, ease } => {
+                self.node_rotation_eased(*node, authored_inverse, keys, ease, time)
+            }
+            Channel::NodePosition { node, curve, additive } => {
+                self.node_position(scene, *node, curve, *additive, time)
+            }
+            Channel::NodeAxisScale { node, keys } => self.node_axis_scale(*node, keys, time),
+            Channel::NodePathProgress { node, path, start, values, face_along, additive } => {
+                self.node_path_progress(scene, *node, path, (*start, values), [*face_along, *additive], time)
+            }
             Channel::NodeVisibility { node, keys } => self.node_visibility(*node, keys, time),
             Channel::VertexMorph { mesh, blocks } => self.vertex_morph(scene, *mesh, blocks, time, marks),
+            Channel::VertexFrames { mesh, times, vertex_count, positions, additive } => {
+                self.vertex_frames(scene, *mesh, times, (*vertex_count, positions), *additive, time, marks)
+            }
             Channel::PackedFrames(packed) => self.packed_frames(scene, packed, time, marks),
-            Channel::UvRamp { mesh, entries } => self.uv_ramp(scene, *mesh, entries, time, marks),
+            Channel::UvKeys { mesh, slots } => self.uv_keys(scene, *mesh, slots, time, marks),
             Channel::BoneFrames { skeleton, times, frames } => self.bone_frames(*skeleton, times, frames, time, marks),
             Channel::BoneTracks { skeleton, joints } => self.bone_tracks(scene, *skeleton, joints, time, marks),
             Channel::MaterialColor { material, keys, time: timing } => {
@@ -155,9 +169,65 @@ impl Pose {
         }
     }
 
-    fn node_translation(&mut self, node: usize, keys: &[Key<Vec3>], time: f32) {
-        if let (Some(local), Some(p)) = (self.locals.get_mut(node), sample_vec3(keys, time)) {
-            local.w_axis = p.extend(1.0);
+    fn node_rotation_eased(
+        &mut self,
+        node: usize,
+        authored_inverse: &Mat4,
+        keys: &[Key<Quat>],
+        ease: &[Option<EaseRamp>],
+        time: f32,
+    ) {
+        let Some((a, b, f)) = segment(keys, time) else { return };
+        let f = match ease.get(a) {
+            Some(Some(ramp)) if a != b => ramp.apply(f),
+            _ => f,
+        };
+        let (Some(ka), Some(kb)) = (keys.get(a), keys.get(b)) else { return };
+        if let Some(local) = self.locals.get_mut(node) {
+            // A dipping curve may give f outside 0..1: slerp extrapolates, as a blend would.
+            let q = Quat::blend(ka.value, kb.value, f);
+            *local = *local * *authored_inverse * Mat4::from_quat(q);
+        }
+    }
+
+    fn node_position(&mut self, scene: &Scene, node: usize, curve: &Curve<Vec3>, additive: bool, time: f32) {
+        if curve.keys.first().is_none_or(|k| time < k.time) {
+            return;
+        }
+        let (Some(local), Some(p)) = (self.locals.get_mut(node), sample_curve(curve, time)) else { return };
+        let authored = scene.nodes.get(node).map(|n| n.local.w_axis.truncate()).unwrap_or(Vec3::ZERO);
+        local.w_axis = if additive { authored + p } else { p }.extend(1.0);
+    }
+
+    fn node_axis_scale(&mut self, node: usize, keys: &[Key<Vec3>], time: f32) {
+        if let (Some(local), Some(lengths)) = (self.locals.get_mut(node), sample_vec3(keys, time)) {
+            for (axis, length) in [&mut local.x_axis, &mut local.y_axis, &mut local.z_axis].into_iter().zip(lengths.to_array()) {
+                let direction = axis.truncate().normalize_or_zero();
+                *axis = (direction * length).extend(0.0);
+            }
+        }
+    }
+
+    fn node_path_progress(
+        &mut self,
+        scene: &Scene,
+        node: usize,
+        path: &Path,
+        (start, values): (f32, &[f32]),
+        [face_along, additive]: [bool; 2],
+        time: f32,
+    ) {
+        let Some((position, direction)) = sample_path_progress(path, start, values, time) else { return };
+        let Some(local) = self.locals.get_mut(node) else { return };
+        let authored = scene.nodes.get(node).map(|n| n.local.w_axis.truncate()).unwrap_or(Vec3::ZERO);
+        local.w_axis = if additive { authored + position } else { position }.extend(1.0);
+        if face_along && let Some(forward) = direction.try_normalize() {
+            let right = Vec3::Y.cross(forward).try_normalize().unwrap_or(Vec3::X);
+            let up = forward.cross(right);
+            let lengths = [local.x_axis, local.y_axis, local.z_axis].map(|a| a.truncate().length());
+            local.x_axis = (right * lengths[0]).extend(0.0);
+            local.y_axis = (up * lengths[1]).extend(0.0);
+            local.z_axis = (forward * lengths[2]).extend(0.0);
         }
     }
 
@@ -171,6 +241,29 @@ impl Pose {
         if let Some(source) = self.begin_source(scene, mesh, &mut marks.moved) {
             for block in blocks {
                 sample_morph_block(block, time, source);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn vertex_frames(
+        &mut self,
+        scene: &Scene,
+        mesh: usize,
+        times: &[f32],
+        (vertex_count, positions): (usize, &[Vec3]),
+        additive: bool,
+        time: f32,
+        marks: &mut Marks,
+    ) {
+        let Some((a, b, f)) = frame_segment(times, time) else { return };
+        let frame = |i: usize| positions.get(i.checked_mul(vertex_count)?..i.checked_add(1)?.checked_mul(vertex_count)?);
+        let (Some(fa), Some(fb)) = (frame(a), frame(b)) else { return };
+        let Some(rest) = scene.meshes.get(mesh).map(|m| m.source_positions.as_slice()) else { return };
+        if let Some(source) = self.begin_source(scene, mesh, &mut marks.moved) {
+            for (((slot, pa), pb), base) in source.iter_mut().zip(fa).zip(fb).zip(rest) {
+                let sample = pa.lerp(*pb, f);
+                *slot = if additive { *base + sample } else { sample };
             }
         }
     }
@@ -198,7 +291,7 @@ impl Pose {
         }
     }
 
-    fn uv_ramp(&mut self, scene: &Scene, mesh: usize, entries: &[super::UvRampEntry], time: f32, marks: &mut Marks) {
+    fn uv_keys(&mut self, scene: &Scene, mesh: usize, slots: &[UvSlotKeys], time: f32, marks: &mut Marks) {
         let Some(base) = scene.meshes.get(mesh) else { return };
         let Some(slot) = self.uvs.get_mut(mesh) else { return };
         let uvs = slot.get_or_insert_with(Vec::new);
@@ -209,13 +302,11 @@ impl Pose {
                 *m = true;
             }
         }
-        for entry in entries {
-            let t = if entry.end_time > 0.0 { (time / entry.end_time).clamp(0.0, 1.0) } else { 1.0 };
-            for (k, (s, e)) in entry.start.iter().zip(&entry.end).enumerate() {
-                let component = entry.first as usize + k;
-                if let Some(uv) = uvs.get_mut(component / 2) {
-                    uv[component % 2] = s + (e - s) * t;
-                }
+        for entry in slots {
+            if let (Some(uv), Some((a, b, f))) = (uvs.get_mut(entry.slot as usize), segment(&entry.keys, time))
+                && let (Some(ka), Some(kb)) = (entry.keys.get(a), entry.keys.get(b))
+            {
+                *uv = ka.value.lerp(kb.value, f);
             }
         }
     }
@@ -550,6 +641,35 @@ pub fn sample_curve<T: CurveValue>(curve: &Curve<T>, time: f32) -> Option<T> {
         }
     };
     Some(cubic.settle().unwrap_or(linear))
+}
+
+/// Where path progress puts a node at `time`: the position and direction of travel on `path`,
+/// or `None` outside the values' window (see [`Channel::NodePathProgress`]).
+pub fn sample_path_progress(path: &Path, start: f32, values: &[f32], time: f32) -> Option<(Vec3, Vec3)> {
+    let offset = time - start;
+    let last = values.len().checked_sub(1)?;
+    if !(0.0..=last as f32).contains(&offset) {
+        return None;
+    }
+    let lower = (offset.floor() as usize).min(last);
+    let upper = (lower + 1).min(last);
+    let f = offset - lower as f32;
+    let (a, mut b) = (*values.get(lower)?, *values.get(upper)?);
+    // More than 50 apart: blend the short way round the wrap at 100.
+    if b - a > 50.0 {
+        b -= 100.0;
+    } else if a - b > 50.0 {
+        b += 100.0;
+    }
+    let value = a + (b - a) * f;
+    let percent = (value + 1000.0).rem_euclid(100.0);
+    let segments = path.segments();
+    if segments == 0 {
+        return path.points.first().map(|&p| (p, Vec3::ZERO));
+    }
+    let x = percent * segments as f32 * 0.01;
+    let segment = (x.trunc() as usize).min(segments - 1);
+    path.sample(segment, (x - segment as f32).clamp(0.0, 1.0))
 }
 
 fn last_at_or_before<T>(keys: &[Key<T>], time: f32) -> Option<&Key<T>> {
