@@ -245,8 +245,8 @@ fn gate_anim(radians: f32) -> AnimFile {
         tracks: vec![TrackSpec {
             target: 0,
             rotation: vec![
-                RotationKeySpec { frame: 0, flags: 0, quat: quat_y(0.0) },
-                RotationKeySpec { frame: 20, flags: 0, quat: quat_y(radians) },
+                RotationKeySpec { frame: 0, curve: 0xFFFF, quat: quat_y(0.0) },
+                RotationKeySpec { frame: 20, curve: 0xFFFF, quat: quat_y(radians) },
             ],
             ..Default::default()
         }],

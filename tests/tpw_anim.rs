@@ -43,7 +43,7 @@ fn gate() -> MeshFile {
 fn rotation(target: u16, keys: &[(u16, [f32; 4])]) -> TrackSpec {
     TrackSpec {
         target,
-        rotation: keys.iter().map(|&(frame, quat)| RotationKeySpec { frame, flags: 0, quat }).collect(),
+        rotation: keys.iter().map(|&(frame, quat)| RotationKeySpec { frame, curve: 0xFFFF, quat }).collect(),
         ..Default::default()
     }
 }
@@ -184,11 +184,14 @@ fn rotating_a_transform_only_node_carries_its_subtree() {
 
 /// Packs three signed 10-bit fields.
 fn fields(x: i32, y: i32, z: i32) -> u32 {
-    (x as u32 & 0x3FF) | ((y as u32 & 0x3FF) << 10) | ((z as u32 & 0x3FF) << 20)
+    morph_fields(x, y, z)
 }
 
-/// fountain.MD2: a basin and 4-vertex water (box -1..1 on every axis, so a field f decodes
-/// to f * 2/1023). One track carries morph (two records), UV and an undecoded 0x20000.
+/// fountain.MD2: a basin and 4-vertex water whose mesh box is -1..1 on every axis. The morph
+/// track has its own box, centre (0, 0.5, 0) and step (0.002, 0.001, 0.002), so a field f
+/// decodes to centre + f * step; read in the mesh box (the old rule: centre 0, step 2/1023)
+/// every value below would come out different. One track carries morph (two records),
+/// multi-key UV and visibility; the block declares 100 frames, past the last key.
 fn fountain() -> (MeshFile, AnimFile) {
     let water = MeshSpec {
         name: "water".into(),
@@ -206,7 +209,7 @@ fn fountain() -> (MeshFile, AnimFile) {
         ..Default::default()
     };
     // Record A: vertices 0..2 keyed at frames 0 and 10; record B: vertex 3 and the two
-    // extra channels (ids 4, 5) with a single rest key.
+    // box-corner channels (ids 4, 5) with a single rest key.
     let a = MorphRecordSpec {
         channels: vec![0, 1, 2],
         frames: vec![0, 10],
@@ -222,49 +225,58 @@ fn fountain() -> (MeshFile, AnimFile) {
     let b = MorphRecordSpec {
         channels: vec![3, 4, 5],
         frames: vec![0],
-        values: vec![fields(300, 0, -300), u32::MAX, u32::MAX],
+        values: vec![fields(300, 0, -300), fields(0, 0, -300), fields(300, 300, 0)],
     };
+    let morph = MorphSpec { flags: 0x01, centre: [0.0, 0.5, 0.0], step: [0.002, 0.001, 0.002], records: vec![a, b] };
+    let still = |uv: [f32; 2]| UvEntrySpec { keys: vec![(0, uv), (100, uv)] };
     let track = TrackSpec {
         target: 1,
-        morph: Some(vec![a, b]),
+        morph: Some(morph),
         uv: Some(vec![
-            UvEntrySpec { first: 2, start: vec![0.0, 0.0], end: vec![-1.0, -1.0], end_frame: 100, duration_low: 0 },
-            UvEntrySpec { first: 5, start: vec![0.5], end: vec![1.5], end_frame: 50, duration_low: 0 },
+            UvEntrySpec { keys: vec![(0, [0.0, 0.0]), (40, [-1.0, 0.0]), (100, [-1.0, -2.0])] },
+            UvEntrySpec { keys: vec![(0, [1.0, 0.0]), (50, [2.0, 0.0])] },
+            still([1.0, 1.0]),
+            still([0.0, 1.0]),
         ]),
-        undecoded: vec![UndecodedSpec { flag: 0x20000, data: vec![5, 0, 0xF6, 0xFF] }],
+        visibility: Some(vec![5, -12]),
         ..Default::default()
     };
-    (mesh, AnimFile { last_frame: 10, tracks: vec![track], ..Default::default() })
+    (mesh, AnimFile { last_frame: 100, tracks: vec![track], ..Default::default() })
 }
 
 #[test]
-fn fountain_morphs_scrolls_and_lists_the_undecoded_channel() {
+fn fountain_morphs_in_its_track_box_and_keys_every_uv_slot() {
     let dir = temp_dir("fountain");
     let (mesh, anim) = fountain();
     write(&dir, "fountain.MD2", &mesh.to_bytes());
     write(&dir, "fountainM1.MD2", &anim.to_bytes());
     let scene = formats::open(&dir.join("fountain.MD2")).unwrap();
     let clip = &scene.clips[0];
-    assert_eq!(clip.length(), 100.0, "the UV end frame extends the clip past the last morph key");
+    assert_eq!(clip.length(), 100.0, "the block's declared span, not the last key (10)");
+    assert_eq!(clip.rate, 30.0, "the engine's rate");
     let track = &clip.tracks[0];
-    assert_eq!(track.channels, ["morph", "uv", "0x20000"]);
+    assert_eq!(track.channels, ["morph", "uv", "visibility"]);
     assert_eq!(track.skipped, None);
 
-    let step = 2.0 / 1023.0;
+    // centre + field * step, per axis.
     let p = |frame: f32, v: usize| at(&scene, "M1", frame).mesh_positions(&scene, 1)[v].to_array();
-    assert!(approx(p(0.0, 1), [100.0 * step, 0.0, -100.0 * step], 1e-6));
-    assert!(approx(p(10.0, 2), [200.0 * step, 300.0 * step, -200.0 * step], 1e-6));
-    assert!(approx(p(5.0, 0), [0.0, 150.0 * step, 0.0], 1e-6), "linear between keys");
-    assert!(approx(p(5.0, 3), [300.0 * step, 0.0, -300.0 * step], 1e-6), "a single-key record holds");
+    assert!(approx(p(0.0, 1), [0.2, 0.5, -0.2], 1e-6), "{:?}", p(0.0, 1));
+    assert!(approx(p(10.0, 2), [0.4, 0.8, -0.4], 1e-6));
+    assert!(approx(p(5.0, 0), [0.0, 0.65, 0.0], 1e-6), "linear between keys");
+    assert!(approx(p(5.0, 3), [0.6, 0.5, -0.6], 1e-6), "a single-key record holds");
+    assert_eq!(at(&scene, "M1", 5.0).mesh_positions(&scene, 1).len(), 4, "box corners are not vertices");
 
+    // Entry e writes UV slot e; keys blend linearly and hold outside.
     let uv = |frame: f32| at(&scene, "M1", frame).mesh_uvs(&scene, 1).to_vec();
-    let quarter = uv(25.0);
-    assert_eq!(quarter[0].to_array(), [0.0, 0.0], "components no entry names keep their stored value");
-    assert_eq!(quarter[1].to_array(), [-0.25, -0.25], "start + (end - start) * 25/100");
-    assert_eq!(quarter[2].to_array(), [1.0, 1.0], "u kept; v = 0.5 + 1.0 * 25/50");
-    let end = uv(100.0);
-    assert_eq!(end[1].to_array(), [-1.0, -1.0]);
-    assert_eq!(end[2].to_array(), [1.0, 1.5], "held after its own end frame");
+    assert_eq!(uv(20.0)[0].to_array(), [-0.5, 0.0], "halfway from frame 0 to 40");
+    assert_eq!(uv(70.0)[0].to_array(), [-1.0, -1.0], "halfway from frame 40 to 100");
+    assert_eq!(uv(20.0)[1].to_array(), [1.4, 0.0], "1 + 20/50");
+    assert_eq!(uv(80.0)[1].to_array(), [2.0, 0.0], "held after its last key");
+    assert_eq!(uv(33.0)[2].to_array(), [1.0, 1.0]);
+
+    // Visibility: untouched before the first entry, shown from 5, hidden from 12.
+    let shown = |frame: f32| at(&scene, "M1", frame).visible[1];
+    assert!(shown(3.0) && shown(7.0) && !shown(12.0) && !shown(99.0));
 }
 
 #[test]
@@ -281,11 +293,15 @@ fn ratrace_morph_tracks_are_told_apart_by_target_alone() {
             let lift = 100 * (i32::from(target) + 1);
             TrackSpec {
                 target,
-                morph: Some(vec![MorphRecordSpec {
-                    channels: vec![0, 1, 2, 3, 4],
-                    frames: vec![0, 20],
-                    values: [0, lift].iter().flat_map(|&y| (0..5).map(move |_| fields(0, y, 0))).collect(),
-                }]),
+                morph: Some(MorphSpec {
+                    step: [2.0 / 1023.0; 3],
+                    records: vec![MorphRecordSpec {
+                        channels: vec![0, 1, 2, 3, 4],
+                        frames: vec![0, 20],
+                        values: [0, lift].iter().flat_map(|&y| (0..5).map(move |_| fields(0, y, 0))).collect(),
+                    }],
+                    ..Default::default()
+                }),
                 ..Default::default()
             }
         })
@@ -311,9 +327,13 @@ fn traps_are_skipped_with_reasons_while_the_rest_plays() {
         frames: vec![0],
         values: vec![0; usize::from(channels)],
     };
-    let mut redirect = TrackSpec { target: 0, morph: Some(vec![morph(6)]), ..Default::default() };
-    redirect.extra_flags = 0x4000;
-    let mistargeted = TrackSpec { target: 1, morph: Some(vec![morph(10)]), ..Default::default() };
+    let short_index = TrackSpec {
+        target: 0,
+        raw_frames: Some(RawFramesSpec { index: vec![0, 1], per_frame: 2, positions: vec![[0.0; 3]; 2] }),
+        ..Default::default()
+    };
+    let morph_of = |channels| MorphSpec { records: vec![morph(channels)], ..Default::default() };
+    let mistargeted = TrackSpec { target: 1, morph: Some(morph_of(10)), ..Default::default() };
     let mut high16 = rotation(0, &[(0, Q_IDENTITY), (30, Q_Y90)]);
     high16.unrelated_16 = 0xABCD;
     let out_of_range = rotation(99, &[(0, Q_IDENTITY)]);
@@ -321,7 +341,7 @@ fn traps_are_skipped_with_reasons_while_the_rest_plays() {
     let not_ascending = rotation(1, &[(10, Q_IDENTITY), (10, Q_Y90)]);
     let traps = AnimFile {
         last_frame: 30,
-        tracks: vec![redirect, mistargeted, high16, out_of_range, not_unit, not_ascending],
+        tracks: vec![short_index, mistargeted, high16, out_of_range, not_unit, not_ascending],
         ..Default::default()
     };
     write(&dir, "gateM3.MD2", &traps.to_bytes());
@@ -331,8 +351,8 @@ fn traps_are_skipped_with_reasons_while_the_rest_plays() {
     let scene = formats::open(&dir.join("gate.MD2")).unwrap();
     let m3 = &scene.clips[mdview::scene::resolve_clip(&scene, "M3").unwrap()];
     let skipped: Vec<Option<&str>> = m3.tracks.iter().map(|t| t.skipped.as_deref()).collect();
-    assert!(skipped[0].unwrap().contains("0x4000"), "{skipped:?}");
-    assert!(skipped[1].unwrap().contains("mistargeted"), "{skipped:?}");
+    assert!(skipped[0].unwrap().contains("2 index entries for a 4-vertex mesh"), "{skipped:?}");
+    assert!(skipped[1].unwrap().contains("+2 box corners"), "{skipped:?}");
     assert_eq!(skipped[2], None, "+0x16 is not part of the target: the track plays on node 0");
     assert_eq!(m3.tracks[2].target, 0);
     assert_eq!(m3.tracks[2].target_name.as_deref(), Some("door01"));
@@ -350,13 +370,18 @@ fn traps_are_skipped_with_reasons_while_the_rest_plays() {
 }
 
 #[test]
-fn siblings_match_case_insensitively_and_sort_numerically() {
+fn siblings_follow_the_engines_role_probe() {
     let dir = gate_dir("siblings");
+    // M1 and M2 exist, M3 does not: the engine never probes M10. A bare M is never opened
+    // beside numbered M files; a bare C is (no numbered C); a P set belongs to Pgate.
     write(&dir, "GATEM10.md2", &gate_m1().to_bytes());
+    write(&dir, "gateM.md2", &gate_m1().to_bytes());
+    write(&dir, "gatec.md2", &gate_m1().to_bytes());
     write(&dir, "gatepostM1.MD2", &gate_m1().to_bytes());
+    write(&dir, "PgateM1.MD2", &gate_m1().to_bytes());
     let scene = formats::open(&dir.join("gate.MD2")).unwrap();
     let names: Vec<&str> = scene.clips.iter().map(|c| c.name.as_str()).collect();
-    assert_eq!(names, ["M1", "M2", "M10"]);
+    assert_eq!(names, ["C", "M1", "M2"]);
     assert_eq!(scene.kind, SceneKind::Mesh);
     assert_eq!(scene.default_clip, None);
 }
@@ -444,18 +469,23 @@ fn export_poses_a_fractional_frame_of_a_named_animation() {
 }
 
 #[test]
-fn a_uv_only_animation_has_a_length_and_moves() {
+fn a_clip_lasts_the_span_its_block_declares() {
     let dir = temp_dir("uv-only");
     let (mesh, mut anim) = fountain();
     let track = &mut anim.tracks[0];
     track.morph = None;
-    track.undecoded.clear();
-    anim.last_frame = 0;
+    track.visibility = None;
     write(&dir, "sea.MD2", &mesh.to_bytes());
-    write(&dir, "seaM1.MD2", &anim.to_bytes());
-    let scene = formats::open(&dir.join("sea.MD2")).unwrap();
-    assert_eq!(scene.clips[0].length(), 100.0);
-    assert_ne!(at(&scene, "M1", 50.0).mesh_uvs(&scene, 1)[1], at(&scene, "M1", 0.0).mesh_uvs(&scene, 1)[1]);
+    for (last, first, length) in [(0, 0, 0.0), (50, 0, 50.0), (50, 10, 40.0)] {
+        anim.last_frame = last;
+        anim.first_frame = first;
+        write(&dir, "seaM1.MD2", &anim.to_bytes());
+        let scene = formats::open(&dir.join("sea.MD2")).unwrap();
+        assert_eq!(scene.clips[0].length(), length, "block +0x04 = {first}, +0x08 = {last}");
+        assert_eq!(scene.clips[0].start, first as f32);
+        // The keys still play wherever the timeline is put.
+        assert_ne!(at(&scene, "M1", 50.0).mesh_uvs(&scene, 1)[0], at(&scene, "M1", 0.0).mesh_uvs(&scene, 1)[0]);
+    }
 }
 
 #[test]

@@ -15,7 +15,8 @@ pub struct Pose {
     pub locals: Vec<Mat4>,
     /// Per node, `parent_world * local`.
     pub world: Vec<Mat4>,
-    /// Per node.
+    /// Per node: whether the node's own mesh is drawn. It does not cascade: a hidden node's
+    /// children keep their own flags (TPW's rule; every other format hides nodes explicitly).
     pub visible: Vec<bool>,
     /// Per mesh: render-vertex positions when the clip moves its vertices, else `None`.
     pub positions: Vec<Option<Vec<Vec3>>>,
