@@ -424,13 +424,17 @@ fn read_raw_frames(r: &Reader, record: u64, span: u32) -> Result<RawFrames, Stri
         return Err("no whole frame of positions fits in the file".into());
     }
     let table = r.table(positions_at, frames * u64::from(per_frame), 12, "raw frame positions").map_err(e)?;
-    let positions = (0..table.count)
+    let mut positions = (0..table.count)
         .map(|i| r.f32s::<3>(table.record(i), "raw frame position").map(Vec3::from_array))
         .collect::<DecodeResult<Vec<_>>>()
         .map_err(e)?;
-    if positions.iter().any(|p| !p.is_finite()) {
-        return Err("a raw frame position is not finite".into());
+    // With no stated frame count, bytes past the last frame may be other data: keep the whole
+    // frames before the first that is not finite.
+    let finite_frames = positions.chunks(per_frame as usize).take_while(|f| f.iter().all(|p| p.is_finite())).count();
+    if finite_frames == 0 {
+        return Err("the first raw frame is not finite".into());
     }
+    positions.truncate(finite_frames * per_frame as usize);
     Ok(RawFrames { index, per_frame, positions })
 }
 

@@ -162,7 +162,9 @@ mod tests {
         assert_eq!(split("bouncyb"), Some(("bouncy", 'B', None)));
         assert_eq!(split("gateX1"), None);
         assert_eq!(split("M1"), None);
-        assert_eq!(split("SCALE"), None);
+        // Any stem ending in a role letter splits; only a file named SCAL.md2 would own it.
+        assert_eq!(split("SCALE"), Some(("SCAL", 'E', None)));
+        assert_eq!(split("TROUGH_ROTATE1"), Some(("TROUGH_ROTAT", 'E', Some(1))));
     }
 
     #[test]
