@@ -173,7 +173,7 @@ pub fn every_channel() -> (MeshFile, AnimFile) {
     let sheet_values = |y_field: i32| -> Vec<u32> {
         (0..n)
             .map(|i| morph_fields(2 * i32::from(i % side) - 15, y_field, 2 * i32::from(i / side) - 15))
-            .chain([morph_fields(-15, -200, -15), morph_fields(15, -100, 15)])
+            .chain([morph_fields(-15, y_field, -15), morph_fields(15, y_field, 15)])
             .collect()
     };
     let mut values = sheet_values(-200);
