@@ -356,3 +356,20 @@ fn the_loader_thread_answers_the_newest_request() {
     assert!(seen.len() < 20, "queued requests are skipped, decoded {}", seen.len());
     assert!(rx.recv_timeout(std::time::Duration::from_secs(1)).is_ok(), "the wake callback ran");
 }
+
+#[test]
+fn as_built_shows_the_construction_clips_last_frame() {
+    let dir = mdview::demo::extract().unwrap();
+    let scene = mdview::formats::open(&dir.join("gate.MD2")).unwrap();
+    let summary = mdview::info::Summary::of(&scene);
+    let built_clip = scene.as_built.expect("gateC.MD2 is the construction clip");
+    assert_eq!(scene.clips[built_clip].name, "C");
+    let mut doc = mdview::app::state::Document::new(dir.join("gate.MD2"), scene, summary);
+    doc.show_as_built();
+    assert_eq!(doc.clip, Some(built_clip));
+    assert!(!doc.timeline.playing);
+    assert_eq!(doc.timeline.time, doc.scene.clips[built_clip].end);
+    // The last frame of C is the finished gate: every node shown (the sign too, which the hide
+    // list hid at the start).
+    assert!(doc.pose.visible.iter().all(|&v| v));
+}

@@ -69,6 +69,8 @@ pub enum Action {
     PickFile,
     PickFolder,
     PlayClip(Option<usize>),
+    /// Show the finished item: the construction clip's last frame ([`crate::scene::Scene::as_built`]).
+    AsBuilt,
     /// Draw `mesh` with another of the model's skins (Quake II): material index.
     UseSkin {
         mesh: usize,
@@ -476,6 +478,11 @@ impl App {
                 Action::PlayClip(clip) => {
                     if let Some(doc) = &mut self.viewer.session.doc {
                         doc.play_clip(clip);
+                    }
+                }
+                Action::AsBuilt => {
+                    if let Some(doc) = &mut self.viewer.session.doc {
+                        doc.show_as_built();
                     }
                 }
                 Action::UseSkin { mesh, material } => {

@@ -829,6 +829,9 @@ pub struct Scene {
     /// profile, the image used for run-time texture slots); [`crate::formats::open_with`]
     /// reopens the file with other picks.
     pub choices: Vec<OpenChoice>,
+    /// A pose the viewer offers as "as built": the last frame of this clip is how the finished
+    /// item looks (TPW: the construction clip, role C).
+    pub as_built: Option<usize>,
 }
 
 /// A titled table of a format's own facts: rows of named values, in order.
@@ -880,6 +883,7 @@ impl Scene {
             details: Vec::new(),
             clip_aliases: Vec::new(),
             choices: Vec::new(),
+            as_built: None,
         }
     }
 
