@@ -93,10 +93,12 @@ fn heavy_animated() -> (MeshFile, AnimFile) {
         .collect();
     dummies.push(DummySpec { name: "rail".into(), parent: Some(0), path: Some(0), ..Default::default() });
     dummies.push(DummySpec { name: "rider".into(), parent: Some(29), ..Default::default() });
-    let ring: Vec<[f32; 3]> = (0..12).map(|k| {
-        let a = k as f32 * std::f32::consts::TAU / 12.0;
-        [10.0 * a.cos(), 0.0, 10.0 * a.sin()]
-    }).collect();
+    let ring: Vec<[f32; 3]> = (0..12)
+        .map(|k| {
+            let a = k as f32 * std::f32::consts::TAU / 12.0;
+            [10.0 * a.cos(), 0.0, 10.0 * a.sin()]
+        })
+        .collect();
     let model = MeshFile {
         textures: vec![TextureSpec::opaque("a.wct"), TextureSpec::opaque("b.wct")],
         meshes,
@@ -122,27 +124,39 @@ fn heavy_animated() -> (MeshFile, AnimFile) {
         .collect();
     let morph = MorphSpec { flags: 1, centre, step, records };
     let mut tracks = vec![TrackSpec { target: 0, morph: Some(morph), ..Default::default() }];
-    tracks.extend((25..29).map(|target| TrackSpec {
-        target,
-        rotation: (0..11)
-            .map(|k| RotationKeySpec { frame: k * 10, curve: if k < 10 { k % 3 } else { 0xFFFF }, quat: quat_y(f32::from(k) * 0.3) })
-            .collect(),
-        easing: vec![[32, 66, 105, 141, 176, 208, 233, 249], [0, 0, 40, 90, 160, 220, 250, 255], [200, 120, 60, 20, 40, 90, 180, 240]],
-        scale: Some((0..=4).map(|k| (k * 25, [1.0 + f32::from(k) * 0.1, 1.0, 1.0])).collect()),
-        position: Some(PositionSpec {
-            kind: 0x12,
-            points: (0..=12).map(|p| [p as f32, (p as f32 * 0.5).sin(), 0.0]).collect(),
-            frames: vec![0, 25, 50, 75, 100],
-        }),
-        visibility: Some(vec![0, 10, -40, 60, -80, 90]),
-        ..Default::default()
+    tracks.extend((25..29).map(|target| {
+        TrackSpec {
+            target,
+            rotation: (0..11)
+                .map(|k| RotationKeySpec {
+                    frame: k * 10,
+                    curve: if k < 10 { k % 3 } else { 0xFFFF },
+                    quat: quat_y(f32::from(k) * 0.3),
+                })
+                .collect(),
+            easing: vec![
+                [32, 66, 105, 141, 176, 208, 233, 249],
+                [0, 0, 40, 90, 160, 220, 250, 255],
+                [200, 120, 60, 20, 40, 90, 180, 240],
+            ],
+            scale: Some((0..=4).map(|k| (k * 25, [1.0 + f32::from(k) * 0.1, 1.0, 1.0])).collect()),
+            position: Some(PositionSpec {
+                kind: 0x12,
+                points: (0..=12).map(|p| [p as f32, (p as f32 * 0.5).sin(), 0.0]).collect(),
+                frames: vec![0, 25, 50, 75, 100],
+            }),
+            visibility: Some(vec![0, 10, -40, 60, -80, 90]),
+            ..Default::default()
+        }
     }));
     tracks.push(TrackSpec {
         target: 1,
         uv: Some(
             (0..47)
                 .map(|slot| UvEntrySpec {
-                    keys: (0..5u16).map(|k| (k * 25, [slot as f32 * 0.01 + f32::from(k), f32::from(k) * 0.3])).collect(),
+                    keys: (0..5u16)
+                        .map(|k| (k * 25, [slot as f32 * 0.01 + f32::from(k), f32::from(k) * 0.3]))
+                        .collect(),
                 })
                 .collect(),
         ),

@@ -604,8 +604,14 @@ fn gate_construction() -> AnimFile {
         }),
         ..TrackSpec::default()
     };
-    let sign = TrackSpec { target: GATE_SIGN as u16, frame_value: 60, visibility: Some(vec![60]), ..TrackSpec::default() };
-    AnimFile { last_frame: 60, hide_list: vec![GATE_SIGN as u16], tracks: vec![door(0), door(1), frame, sign], ..AnimFile::default() }
+    let sign =
+        TrackSpec { target: GATE_SIGN as u16, frame_value: 60, visibility: Some(vec![60]), ..TrackSpec::default() };
+    AnimFile {
+        last_frame: 60,
+        hide_list: vec![GATE_SIGN as u16],
+        tracks: vec![door(0), door(1), frame, sign],
+        ..AnimFile::default()
+    }
 }
 
 /// The doors' swing: two keys, shut at 0 and a quarter turn open at 30, the first carrying
@@ -623,8 +629,12 @@ fn gate_swing(reverse: bool) -> AnimFile {
         easing: vec![DOOR_EASING],
         ..TrackSpec::default()
     };
-    let blink =
-        TrackSpec { target: GATE_SIGN as u16, frame_value: 30, visibility: Some(SIGN_BLINK.to_vec()), ..TrackSpec::default() };
+    let blink = TrackSpec {
+        target: GATE_SIGN as u16,
+        frame_value: 30,
+        visibility: Some(SIGN_BLINK.to_vec()),
+        ..TrackSpec::default()
+    };
     AnimFile { last_frame: 30, tracks: vec![track(0, 1.0), track(1, -1.0), blink], ..AnimFile::default() }
 }
 

@@ -297,7 +297,8 @@ fn tally_animation(report: &mut ScanReport, anim: &AnimFile, base: Option<&TpwMo
                 eased_clip = true;
             }
             report.eased_keys += eased.len() as u64;
-            report.eased_keys_non_monotonic += eased.iter().filter(|c| c.windows(2).any(|w| w[1] < w[0])).count() as u64;
+            report.eased_keys_non_monotonic +=
+                eased.iter().filter(|c| c.windows(2).any(|w| w[1] < w[0])).count() as u64;
         }
         if let Some(Ok(entries)) = &track.uv {
             let long = entries.iter().filter(|e| e.keys.len() > 2).count() as u64;
@@ -366,9 +367,10 @@ fn tally_animation(report: &mut ScanReport, anim: &AnimFile, base: Option<&TpwMo
 /// Adds one morph track to the box statistics (see [`MorphBoxTally`]).
 fn tally_morph_box(tally: &mut MorphBoxTally, morph: &tpw::anim::MorphTrack, model: &TpwModel, target: usize) {
     use glam::Vec3;
-    let (Some(facts), Some(mesh)) =
-        (model.meshes.get(target), model.scene.nodes.get(target).and_then(|n| n.mesh).and_then(|m| model.scene.meshes.get(m)))
-    else {
+    let (Some(facts), Some(mesh)) = (
+        model.meshes.get(target),
+        model.scene.nodes.get(target).and_then(|n| n.mesh).and_then(|m| model.scene.meshes.get(m)),
+    ) else {
         return;
     };
     tally.tracks += 1;
@@ -399,11 +401,17 @@ fn tally_morph_box(tally: &mut MorphBoxTally, morph: &tpw::anim::MorphTrack, mod
     let first_key: Vec<(u16, Vec3)> = morph
         .records
         .iter()
-        .flat_map(|r| r.channels.iter().zip(&r.values).map(|(&id, &raw)| (id, tpw::anim::morph_position(raw, morph.centre, morph.step))))
+        .flat_map(|r| {
+            r.channels
+                .iter()
+                .zip(&r.values)
+                .map(|(&id, &raw)| (id, tpw::anim::morph_position(raw, morph.centre, morph.step)))
+        })
         .collect();
     let vertices = first_key.iter().filter(|(id, _)| u32::from(*id) < vertex_count).map(|(_, p)| *p);
     let (lo, hi) = vertices.fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), p| (lo.min(p), hi.max(p)));
-    let corners: Vec<Vec3> = first_key.iter().filter(|(id, _)| u32::from(*id) >= vertex_count).map(|(_, p)| *p).collect();
+    let corners: Vec<Vec3> =
+        first_key.iter().filter(|(id, _)| u32::from(*id) >= vertex_count).map(|(_, p)| *p).collect();
     let near = |a: Vec3, b: Vec3| (a - b).abs().cmple(morph.step.abs() * 3.0 + Vec3::splat(1e-6)).all();
     if let [min, max] = corners.as_slice()
         && near(*min, lo)

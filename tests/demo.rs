@@ -179,8 +179,10 @@ fn gate_is_built_then_its_doors_swing_eased_while_the_sign_blinks() {
     }
     // The sign blinks: entries 0, 4, -10, 16, -22, 28.
     let sign = scene.nodes.iter().position(|n| n.name == "gate_sign").unwrap();
-    let shown: Vec<bool> =
-        [0.0, 5.0, 11.0, 17.0, 23.0, 29.0].iter().map(|&f| mdview::scene::anim::Pose::at(&scene, Some(1), f).visible[sign]).collect();
+    let shown: Vec<bool> = [0.0, 5.0, 11.0, 17.0, 23.0, 29.0]
+        .iter()
+        .map(|&f| mdview::scene::anim::Pose::at(&scene, Some(1), f).visible[sign])
+        .collect();
     assert_eq!(shown, [false, true, false, true, false, true]);
     // Construction: the sign starts hidden (hide list), the doors grow in, and the last frame is
     // the finished gate, the rest pose.

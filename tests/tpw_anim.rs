@@ -662,7 +662,11 @@ fn scan_reports_the_notes_tallies() {
     let (mesh, fountain_anim) = fountain();
     write(&dir, "fountain.MD2", &mesh.to_bytes());
     write(&dir, "fountainM1.MD2", &fountain_anim.to_bytes());
-    let coaster = MeshFile { flags: 0x5, meshes: vec![simple_mesh("rail", None, ROW_IDENTITY, door(), None)], ..Default::default() };
+    let coaster = MeshFile {
+        flags: 0x5,
+        meshes: vec![simple_mesh("rail", None, ROW_IDENTITY, door(), None)],
+        ..Default::default()
+    };
     write(&dir, "coaster.MD2", &coaster.to_bytes());
     let report = mdview::scan::scan_dir(&dir).unwrap();
     // rigM1: one track of each node channel on a base; fountainM1 adds visibility.

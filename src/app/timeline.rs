@@ -24,7 +24,10 @@ pub fn timeline_ui(ui: &mut Ui, viewer: &mut Viewer) {
                     viewer.actions.push(Action::PlayClip(None));
                 }
                 if doc.scene.as_built.is_some()
-                    && ui.selectable_label(false, "As built").on_hover_text("The construction clip's last frame").clicked()
+                    && ui
+                        .selectable_label(false, "As built")
+                        .on_hover_text("The construction clip's last frame")
+                        .clicked()
                 {
                     viewer.actions.push(Action::AsBuilt);
                 }

@@ -4,9 +4,7 @@
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 
-use super::{
-    Channel, Clip, Curve, EaseRamp, Interpolation, Key, MorphBlock, Path, Scene, SkinWeights, UvSlotKeys,
-};
+use super::{Channel, Clip, Curve, EaseRamp, Interpolation, Key, MorphBlock, Path, Scene, SkinWeights, UvSlotKeys};
 
 /// The scene's state at one time.
 #[derive(Debug, Clone, Default)]
@@ -135,9 +133,7 @@ impl Pose {
             Channel::NodeRotationEased { node, authored_inverse, keys, ease } => {
                 self.node_rotation_eased(*node, authored_inverse, keys, ease, time)
             }
-            Channel::NodePosition { node, curve, additive } => {
-                self.node_position(scene, *node, curve, *additive, time)
-            }
+            Channel::NodePosition { node, curve, additive } => self.node_position(scene, *node, curve, *additive, time),
             Channel::NodeAxisScale { node, keys } => self.node_axis_scale(*node, keys, time),
             Channel::NodePathProgress { node, path, start, values, face_along, additive } => {
                 self.node_path_progress(scene, *node, path, (*start, values), [*face_along, *additive], time)
@@ -202,7 +198,9 @@ impl Pose {
 
     fn node_axis_scale(&mut self, node: usize, keys: &[Key<Vec3>], time: f32) {
         if let (Some(local), Some(lengths)) = (self.locals.get_mut(node), sample_vec3(keys, time)) {
-            for (axis, length) in [&mut local.x_axis, &mut local.y_axis, &mut local.z_axis].into_iter().zip(lengths.to_array()) {
+            for (axis, length) in
+                [&mut local.x_axis, &mut local.y_axis, &mut local.z_axis].into_iter().zip(lengths.to_array())
+            {
                 let direction = axis.truncate().normalize_or_zero();
                 *axis = (direction * length).extend(0.0);
             }
@@ -258,7 +256,8 @@ impl Pose {
         marks: &mut Marks,
     ) {
         let Some((a, b, f)) = frame_segment(times, time) else { return };
-        let frame = |i: usize| positions.get(i.checked_mul(vertex_count)?..i.checked_add(1)?.checked_mul(vertex_count)?);
+        let frame =
+            |i: usize| positions.get(i.checked_mul(vertex_count)?..i.checked_add(1)?.checked_mul(vertex_count)?);
         let (Some(fa), Some(fb)) = (frame(a), frame(b)) else { return };
         let Some(rest) = scene.meshes.get(mesh).map(|m| m.source_positions.as_slice()) else { return };
         if let Some(source) = self.begin_source(scene, mesh, &mut marks.moved) {

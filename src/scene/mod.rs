@@ -564,7 +564,9 @@ pub enum Channel {
     /// The node's absolute local orientation (TPW rotation): the animated local matrix is
     /// `local · U⁻¹ · R(q)` in column-vector terms, where `U` is the orthonormal polar factor
     /// of the authored 3x3 (`authored_inverse` stores `U⁻¹` padded to 4x4). Scale, shear and
-    /// translation stay exactly as authored.
+    /// translation stay exactly as authored. An identity `authored_inverse` composes the key
+    /// with the authored rotation instead (TPW additive models: `local · R(q)`). Slerp between
+    /// keys; outside them the nearest key holds.
     NodeRotation { node: usize, authored_inverse: Mat4, keys: Vec<Key<Quat>> },
     /// Like [`Channel::NodeRotation`], with an easing curve per segment (TPW rotation keys
     /// with a curve id): between keys `i` and `i + 1` the even fraction `t` first goes through

@@ -109,10 +109,12 @@ pub fn rig(flags: u32) -> MeshFile {
         (0..side).flat_map(|z| (0..side).map(move |x| [f32::from(x), 0.0, f32::from(z)])).collect();
     let n = side * side;
     let faces = (0..side - 1)
-        .flat_map(|z| (0..side - 1).flat_map(move |x| {
-            let a = z * side + x;
-            [[a, a + side, a + 1], [a + 1, a + side, a + side + 1]]
-        }))
+        .flat_map(|z| {
+            (0..side - 1).flat_map(move |x| {
+                let a = z * side + x;
+                [[a, a + side, a + 1], [a + 1, a + side, a + side + 1]]
+            })
+        })
         .collect();
     let sheet = MeshSpec {
         name: "sheet".into(),
@@ -124,7 +126,13 @@ pub fn rig(flags: u32) -> MeshFile {
         materials: vec![MaterialSpec { texture: Some(0), start: 0, end: n - 1 }],
         ..Default::default()
     };
-    let flag = simple_mesh("flag", Some(4), ROW_IDENTITY, vec![[0.0; 3], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]], Some(0));
+    let flag = simple_mesh(
+        "flag",
+        Some(4),
+        ROW_IDENTITY,
+        vec![[0.0; 3], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]],
+        Some(0),
+    );
     let lid = simple_mesh("lid", None, t(0.0, 2.0, 0.0), vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]], Some(0));
     MeshFile {
         flags,
@@ -142,7 +150,14 @@ pub fn rig(flags: u32) -> MeshFile {
 /// Path-progress values of [`every_channel`], one per frame 0..=30: `f * 10 / 3` up to frame
 /// 27 (90 %), then 95, 99 and 3 (stored wrapped: 99 -> 3 blends the short way, through 100).
 pub fn cart_progress() -> Vec<f32> {
-    (0..=30u16).map(|f| match f { 28 => 95.0, 29 => 99.0, 30 => 3.0, _ => f32::from(f) * 10.0 / 3.0 }).collect()
+    (0..=30u16)
+        .map(|f| match f {
+            28 => 95.0,
+            29 => 99.0,
+            30 => 3.0,
+            _ => f32::from(f) * 10.0 / 3.0,
+        })
+        .collect()
 }
 
 /// The morph box of [`every_channel`]'s sheet track: centre (7.5, 2, 7.5), step (0.5, 0.01, 0.5).
@@ -216,10 +231,13 @@ pub fn every_channel() -> (MeshFile, AnimFile) {
         raw_frames: Some(RawFramesSpec {
             index: vec![3, 2, 1, 0],
             per_frame: 4,
-            positions: (0..=30u16).flat_map(|f| (0..4u16).map(move |k| [f32::from(k), f32::from(f) / 10.0, 0.0])).collect(),
+            positions: (0..=30u16)
+                .flat_map(|f| (0..4u16).map(move |k| [f32::from(k), f32::from(f) / 10.0, 0.0]))
+                .collect(),
         }),
         ..Default::default()
     };
-    let anim = AnimFile { last_frame: 30, hide_list: vec![2], tracks: vec![sheet, cart, lid, flag], ..Default::default() };
+    let anim =
+        AnimFile { last_frame: 30, hide_list: vec![2], tracks: vec![sheet, cart, lid, flag], ..Default::default() };
     (base, anim)
 }

@@ -14,9 +14,7 @@ use super::TpwModel;
 use super::layout::*;
 use crate::formats::error::DecodeResult;
 use crate::formats::reader::Reader;
-use crate::scene::{
-    Channel, Clip, Curve, EaseRamp, Interpolation, Key, MorphBlock, TrackReport, UvSlotKeys, math,
-};
+use crate::scene::{Channel, Clip, Curve, EaseRamp, Interpolation, Key, MorphBlock, TrackReport, UvSlotKeys, math};
 
 pub use super::layout::FRAMES_PER_SECOND;
 
@@ -184,7 +182,8 @@ pub fn decode_anim(r: &Reader) -> DecodeResult<AnimFile> {
     if hide_count > 0 {
         match r.table(hide_at, hide_count, 2, "hide list") {
             Ok(table) => {
-                file.hide_list = (0..hide_count).filter_map(|i| r.u16(table.record(i), "hide-list entry").ok()).collect()
+                file.hide_list =
+                    (0..hide_count).filter_map(|i| r.u16(table.record(i), "hide-list entry").ok()).collect()
             }
             Err(e) => file.warnings.push(format!("hide list unreadable ({e}); nothing hidden at clip start")),
         }
@@ -261,8 +260,7 @@ fn read_track(r: &Reader, at: u64, position: u32, span: u32) -> DecodeResult<Raw
         (Some(read_morph(r, slot(TRACK_SLOT_MORPH)?)), None)
     };
     let uv = when(CH_UV).then(|| slot(TRACK_SLOT_UV)).transpose()?.map(|d| read_uv(r, d));
-    let position_curve =
-        when(CH_POSITION).then(|| slot(TRACK_SLOT_POSITION)).transpose()?.map(|d| read_position(r, d));
+    let position_curve = when(CH_POSITION).then(|| slot(TRACK_SLOT_POSITION)).transpose()?.map(|d| read_position(r, d));
     let scale = if when(CH_SCALE) {
         let count = r.u16(at + TRACK_SCALE_COUNT, &field("scale key count"))?;
         Some(read_scale(r, slot(TRACK_SLOT_SCALE)?, count))
@@ -454,7 +452,9 @@ fn read_position(r: &Reader, record: u64) -> Result<PositionTrack, String> {
     }
     let expected = if kind & PATH_BEZIER != 0 { 3 * (key_count - 1) + 1 } else { key_count };
     if point_count != expected {
-        return Err(format!("type {kind:#x} with {key_count} keys needs {expected} points, the record has {point_count}"));
+        return Err(format!(
+            "type {kind:#x} with {key_count} keys needs {expected} points, the record has {point_count}"
+        ));
     }
     let points_table = r.table(points_at, point_count, 12, "position points").map_err(e)?;
     let keys_table = r.table(keys_at, key_count, POSITION_KEY_SIZE, "position keys").map_err(e)?;
@@ -465,8 +465,10 @@ fn read_position(r: &Reader, record: u64) -> Result<PositionTrack, String> {
     if points.iter().any(|p| !p.is_finite()) {
         return Err("a position point is not finite".into());
     }
-    let frames =
-        (0..key_count).map(|i| r.u16(keys_table.record(i), "position key frame")).collect::<DecodeResult<Vec<_>>>().map_err(e)?;
+    let frames = (0..key_count)
+        .map(|i| r.u16(keys_table.record(i), "position key frame"))
+        .collect::<DecodeResult<Vec<_>>>()
+        .map_err(e)?;
     // Frames may repeat (zero-length segments) but never go back.
     if frames.windows(2).any(|w| matches!(w, [a, b] if b < a)) {
         return Err("position key frames go backwards".into());
@@ -505,7 +507,10 @@ fn read_path_progress(r: &Reader, record: u64) -> Result<PathProgress, String> {
     let count = u64::from(r.u32(record + 4, "path-progress value count").map_err(e)?);
     let values_at = u64::from(r.u32(record + 12, "path-progress values").map_err(e)?);
     let table = r.table(values_at, count, 4, "path-progress values").map_err(e)?;
-    let values = (0..count).map(|i| r.f32(table.record(i), "path-progress value")).collect::<DecodeResult<Vec<_>>>().map_err(e)?;
+    let values = (0..count)
+        .map(|i| r.f32(table.record(i), "path-progress value"))
+        .collect::<DecodeResult<Vec<_>>>()
+        .map_err(e)?;
     if values.iter().any(|v| !v.is_finite()) {
         return Err("a path-progress value is not finite".into());
     }
@@ -517,7 +522,10 @@ fn read_visibility(r: &Reader, entries_at: u64, count: u16) -> Result<Vec<i16>, 
         return Err("visibility flag set but the +0x30 pointer is 0".into());
     }
     let table = r.table(entries_at, u64::from(count), 2, "visibility entries").map_err(text)?;
-    (0..u64::from(count)).map(|i| r.i16(table.record(i), "visibility entry")).collect::<DecodeResult<Vec<_>>>().map_err(text)
+    (0..u64::from(count))
+        .map(|i| r.i16(table.record(i), "visibility entry"))
+        .collect::<DecodeResult<Vec<_>>>()
+        .map_err(text)
 }
 
 fn read_uv(r: &Reader, descriptor: u64) -> Result<Vec<UvEntry>, String> {
@@ -622,6 +630,9 @@ pub fn channel_names(flags: u32, slot_34: u32) -> Vec<String> {
 /// scene channels; everything that cannot play is reported on its track with the reason.
 /// The clip runs over the block's declared span at 30 frames per second, and starts by
 /// hiding the nodes of its hide list (notes §18: visibility tracks may show them again).
+/// The viewer evaluates every clip from the loaded state, which is what the engine's clip
+/// start restores of the outgoing clip (transforms, vertices, UVs, and the hidden flag of the
+/// nodes it named), so nothing carries over from one clip to the next.
 pub fn bind(file: &AnimFile, model: Option<&TpwModel>, name: &str, source: Option<&std::path::Path>) -> Clip {
     let mut clip = Clip {
         name: name.to_string(),
@@ -748,7 +759,11 @@ fn bind_track(track: &RawTrack, model: &TpwModel, out: &mut Bound) {
     let target = usize::from(track.target);
     let node_count = scene.nodes.len();
     let node_target = || {
-        if target < node_count { Ok(target) } else { Err(format!("target {target} is outside the model's {node_count} nodes")) }
+        if target < node_count {
+            Ok(target)
+        } else {
+            Err(format!("target {target} is outside the model's {node_count} nodes"))
+        }
     };
     if let Some(rotation) = &track.rotation {
         let outcome = rotation.clone().and_then(|rotation| Ok(rotation_channel(&rotation, node_target()?, model)));
@@ -793,7 +808,8 @@ fn bind_track(track: &RawTrack, model: &TpwModel, out: &mut Bound) {
         out.push("morph", outcome);
     }
     if let Some(frames) = &track.raw_frames {
-        let outcome = frames.as_ref().map_err(Clone::clone).and_then(|f| bind_raw_frames(f, model, target, mesh_target()?));
+        let outcome =
+            frames.as_ref().map_err(Clone::clone).and_then(|f| bind_raw_frames(f, model, target, mesh_target()?));
         out.push("raw frames", outcome);
     }
     if let Some(uv) = &track.uv {
@@ -993,7 +1009,8 @@ mod tests {
 
     #[test]
     fn channel_names_cover_every_owned_bit() {
-        let flags = CH_ROTATION | CH_MORPH | CH_UV | CH_VISIBILITY | CH_POSITION | CH_SCALE | CH_PATH | CH_PATH_FACING | 0x40;
+        let flags =
+            CH_ROTATION | CH_MORPH | CH_UV | CH_VISIBILITY | CH_POSITION | CH_SCALE | CH_PATH | CH_PATH_FACING | 0x40;
         let names = channel_names(flags, 5);
         assert_eq!(
             names,
@@ -1024,7 +1041,8 @@ mod tests {
     #[test]
     fn bezier_positions_take_three_points_a_key() {
         let p = |x: f32| Vec3::new(x, 0.0, 0.0);
-        let track = PositionTrack { kind: 0x12, points: (0..7).map(|i| p(i as f32)).collect(), frames: vec![0, 10, 20] };
+        let track =
+            PositionTrack { kind: 0x12, points: (0..7).map(|i| p(i as f32)).collect(), frames: vec![0, 10, 20] };
         let curve = position_curve(&track);
         assert_eq!(curve.keys.iter().map(|k| k.value.x).collect::<Vec<_>>(), [0.0, 3.0, 6.0]);
         assert_eq!(curve.tangents[1], [p(2.0), p(4.0)]);

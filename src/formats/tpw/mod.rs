@@ -196,7 +196,8 @@ fn attach_siblings(base_path: &Path, model: &mut TpwModel, selected: Option<&Pat
             Ok(file) => {
                 let clip = anim::bind(&file, Some(&*model), &name, Some(&sibling));
                 let is_selected = selected.is_some_and(|s| siblings::same_file(s, &sibling));
-                let role = sibling.file_stem().and_then(|s| s.to_str()).and_then(siblings::split_role_stem).map(|s| s.role);
+                let role =
+                    sibling.file_stem().and_then(|s| s.to_str()).and_then(siblings::split_role_stem).map(|s| s.role);
                 if role == Some(siblings::CONSTRUCTION_ROLE) && model.scene.as_built.is_none() {
                     model.scene.as_built = Some(model.scene.clips.len());
                 }

@@ -628,7 +628,8 @@ impl MeshFile {
             let table = buf.reserve(self.paths.len() as u64 * PATH_RECORD_SIZE);
             for (i, path) in (0u64..).zip(&self.paths) {
                 let rec = table + i * PATH_RECORD_SIZE;
-                let points = buf.append(&path.points.iter().flatten().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
+                let points =
+                    buf.append(&path.points.iter().flatten().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
                 buf.u32(rec + PATH_TYPE, path.kind);
                 buf.u32(rec + PATH_POINT_COUNT, to_u32(path.points.len() as u64));
                 buf.offset(rec + PATH_POINTS, points);
@@ -739,7 +740,10 @@ impl AnimFile {
                 let keys = position.frames.len();
                 let points = if position.kind & PATH_BEZIER != 0 { 3 * keys.saturating_sub(1) + 1 } else { keys };
                 if keys == 0 || keys > limit || position.points.len() != points {
-                    return Err(format!("track {i}: position type {:#x} with {keys} keys needs {points} points", position.kind));
+                    return Err(format!(
+                        "track {i}: position type {:#x} with {keys} keys needs {points} points",
+                        position.kind
+                    ));
                 }
             }
             if track.scale.as_ref().is_some_and(|k| k.len() > limit)
@@ -838,7 +842,8 @@ fn write_track(buf: &mut Buf, at: u64, position: u32, track: &TrackSpec) {
     if let Some(frames) = &track.raw_frames {
         let record = buf.reserve(RAW_FRAMES_RECORD_SIZE);
         let index = buf.append(&u32s(&frames.index));
-        let positions = buf.append(&frames.positions.iter().flatten().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
+        let positions =
+            buf.append(&frames.positions.iter().flatten().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
         buf.offset(record, index);
         buf.u32(record + 4, frames.per_frame);
         buf.offset(record + 8, positions);
@@ -930,9 +935,8 @@ pub fn pack_morph(pos: [f32; 3], centre: [f32; 3], step: [f32; 3]) -> u32 {
 /// A box (centre, step) whose 10-bit fields span `min..=max`: centre midway, step =
 /// extent / 1023 (the writer's choice; the notes say nothing of how the game's tools chose).
 pub fn morph_box(min: [f32; 3], max: [f32; 3]) -> ([f32; 3], [f32; 3]) {
-    let centre = [0, 1, 2].map(|a| (min[a] + max[a]) * 0.5);
-    let step = [0, 1, 2].map(|a| (max[a] - min[a]) / 1023.0);
-    (centre, step)
+    let (min, max) = (Vec3::from_array(min), Vec3::from_array(max));
+    (((min + max) * 0.5).to_array(), ((max - min) / 1023.0).to_array())
 }
 
 /// Row-major (row-vector) form of a column-vector glam matrix: the same 16 floats.
@@ -989,8 +993,8 @@ mod tests {
     use super::*;
     use crate::formats::reader::Reader;
     use crate::formats::tpw::{FORMAT, anim, decode, decode_model};
-    use glam::Vec2;
     use crate::scene::{AlphaMode, NodeKind};
+    use glam::Vec2;
 
     fn u16_at(b: &[u8], at: usize) -> u16 {
         u16::from_le_bytes(b[at..at + 2].try_into().unwrap())
@@ -1175,7 +1179,15 @@ mod tests {
             bbox: Some(([-1.0, -2.0, -3.0], [4.0, 5.0, 6.0])),
             flags: 0x20,
             // Stored per final vertex, not unit length: the decoder normalises them.
-            normals: Some(vec![[0.0, 2.0, 0.0], [0.0, 0.0, -3.0], [1.0, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, -1.0, 0.0], [3.0, 4.0, 0.0], [0.0, 0.0, 1.0]]),
+            normals: Some(vec![
+                [0.0, 2.0, 0.0],
+                [0.0, 0.0, -3.0],
+                [1.0, 0.0, 0.0],
+                [0.0, 0.5, 0.0],
+                [0.0, -1.0, 0.0],
+                [3.0, 4.0, 0.0],
+                [0.0, 0.0, 1.0],
+            ]),
         };
         let file = MeshFile {
             textures: vec![TextureSpec::opaque("sand"), TextureSpec::new("water", 0x13)],
@@ -1300,7 +1312,10 @@ mod tests {
         };
         assert!(points.validate().unwrap_err().contains("needs 4 points"));
         let curve = AnimFile {
-            tracks: vec![TrackSpec { rotation: vec![RotationKeySpec { curve: 0, ..key(0, 0.0) }], ..TrackSpec::default() }],
+            tracks: vec![TrackSpec {
+                rotation: vec![RotationKeySpec { curve: 0, ..key(0, 0.0) }],
+                ..TrackSpec::default()
+            }],
             ..AnimFile::default()
         };
         assert!(curve.validate().unwrap_err().contains("curve"));
@@ -1355,7 +1370,11 @@ mod tests {
                     ..TrackSpec::default()
                 },
                 TrackSpec {
-                    raw_frames: Some(RawFramesSpec { index: vec![0, 2, 1], per_frame: 3, positions: vec![[0.5; 3]; 3] }),
+                    raw_frames: Some(RawFramesSpec {
+                        index: vec![0, 2, 1],
+                        per_frame: 3,
+                        positions: vec![[0.5; 3]; 3],
+                    }),
                     ..TrackSpec::default()
                 },
             ],
@@ -1539,7 +1558,11 @@ mod tests {
                 extra_flags: CH_PATH_FACING,
                 rotation: vec![RotationKeySpec { curve: 0, ..key(0, 0.0) }, key(10, 1.0)],
                 easing: vec![[32, 66, 105, 141, 176, 208, 233, 249]],
-                position: Some(PositionSpec { kind: 0x18, points: vec![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], frames: vec![0, 10] }),
+                position: Some(PositionSpec {
+                    kind: 0x18,
+                    points: vec![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]],
+                    frames: vec![0, 10],
+                }),
                 scale: Some(vec![(5, [1.0, 2.0, 3.0])]),
                 path_progress: Some(PathProgressSpec { start: 0, values: vec![10.0, 20.0] }),
                 visibility: Some(vec![0, -7, 12]),
@@ -1639,7 +1662,10 @@ mod tests {
         // A zero step has nothing to quantise into.
         assert_eq!(pack_morph([1.0, 1.0, 1.0], [0.0; 3], [0.0; 3]), 0);
         // The box spanning min..max: centre midway, step a 1023th of the extent.
-        assert_eq!(morph_box([-2.0, 0.0, 10.0], [8.0, 1.023, 30.0]), ([3.0, 0.5115, 20.0], [10.0 / 1023.0, 0.001, 20.0 / 1023.0]));
+        assert_eq!(
+            morph_box([-2.0, 0.0, 10.0], [8.0, 1.023, 30.0]),
+            ([3.0, 0.5115, 20.0], [10.0 / 1023.0, 0.001, 20.0 / 1023.0])
+        );
     }
 
     #[test]
