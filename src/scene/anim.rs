@@ -935,6 +935,40 @@ mod tests {
     }
 
     #[test]
+    fn ease_ramps_keep_the_last_frame_and_their_dips() {
+        let ramp = EaseRamp([32, 66, 105, 141, 176, 208, 233, 249]);
+        assert_eq!(ramp.apply(0.0), 0.0);
+        // Just under 9 steps keeps t = 1 in the last segment (c7 -> 1), ending at 1 (within its
+        // f32 remainder), not falling back to c7 = 249/255.
+        assert!((ramp.apply(1.0) - 1.0).abs() < 1e-5, "{}", ramp.apply(1.0));
+        // t = 0.5: x = 4.4999976, s = 4, segment (141, 176).
+        let expected = (141.0 + 35.0 * (0.5f32 * EaseRamp::STEPS - 4.0)) / 255.0;
+        assert!((ramp.apply(0.5) - expected).abs() < 1e-6);
+        // A dipping curve is played as stored: t = 2/9 + a little lands in (200, 120), going down.
+        let dip = EaseRamp([200, 120, 60, 20, 40, 90, 180, 240]);
+        assert!(dip.apply(0.25) < dip.apply(0.12));
+    }
+
+    #[test]
+    fn path_progress_wraps_and_takes_the_short_way() {
+        let path = Path {
+            kind: super::super::PathKind::Straight,
+            closed: false,
+            points: vec![Vec3::ZERO, Vec3::X * 10.0, Vec3::new(10.0, 0.0, 10.0)],
+        };
+        assert_eq!(path.segments(), 2);
+        let at = |values: &[f32], time: f32| sample_path_progress(&path, 0.0, values, time).map(|(p, _)| p);
+        // 25 % of 2 segments: segment 0 at 0.5.
+        assert!(at(&[25.0], 0.0).unwrap().abs_diff_eq(Vec3::new(5.0, 0.0, 0.0), 1e-5));
+        // -10 wraps to 90 %: segment 1 at 0.8.
+        assert!(at(&[-10.0], 0.0).unwrap().abs_diff_eq(Vec3::new(10.0, 0.0, 8.0), 1e-4));
+        // 95 -> 5 is 90 apart: halfway is 100, which wraps to 0.
+        assert!(at(&[95.0, 5.0], 0.5).unwrap().abs_diff_eq(Vec3::ZERO, 1e-4));
+        // Outside the window nothing applies.
+        assert!(at(&[95.0, 5.0], 1.5).is_none() && at(&[95.0, 5.0], -0.5).is_none());
+    }
+
+    #[test]
     fn visibility_uses_last_key_at_or_before() {
         let k = vec![Key { time: 2.0, value: false }, Key { time: 5.0, value: true }];
         assert!(last_at_or_before(&k, 1.0).is_none());

@@ -457,8 +457,8 @@ impl EaseRamp {
     /// The engine's step count, just under 9 so that `t = 1` stays in the 9th segment and
     /// returns 1 (an exact 9 would fall into a 10th and jump back to `c[7]`).
     pub const STEPS: f32 = 8.999_995;
-    /// The engine's byte scale, the f32 nearest 1/255.
-    pub const BYTE_SCALE: f32 = 0.003_921_568_9;
+    /// The engine's byte scale, the f32 nearest 1/255 (0.003921568859368563; f32 division rounds to nearest).
+    pub const BYTE_SCALE: f32 = 1.0 / 255.0;
 
     /// Maps the even fraction `t` (0..=1) between two keys onto the ramp:
     /// `x = t * STEPS`, `s = trunc(x)`, `r = x - s`; the segment `(a, b)` is `(0, c0)` for
