@@ -352,7 +352,10 @@ fn run_render(args: &RenderArgs) -> Result<()> {
     if args.frames.is_some() && !args.output.to_string_lossy().contains("{frame}") {
         return Err(anyhow!("--frames needs `{{frame}}` in the output name, e.g. out_{{frame}}.png"));
     }
-    let (scene, mut first_pose) = posed(&args.file, &args.pose)?;
+    let (mut scene, mut first_pose) = posed(&args.file, &args.pose)?;
+    if !args.texture_dirs.is_empty() {
+        formats::resolve_images(&mut scene, &args.texture_dirs);
+    }
     let selected_node = match &args.select {
         None => None,
         Some(wanted) => Some(
@@ -391,7 +394,7 @@ fn run_render(args: &RenderArgs) -> Result<()> {
     view.flag_bits = args.flag_bits;
     view.selected_node = selected_node;
 
-    let mut offscreen = OffscreenRenderer::new(&scene, &args.texture_dirs)?;
+    let mut offscreen = OffscreenRenderer::new(&scene)?;
     for m in &offscreen.report.materials {
         if let mdview::render::TextureSource::Fallback { reason } = &m.source {
             let name = m.texture.as_deref().unwrap_or("");

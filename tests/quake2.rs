@@ -169,14 +169,15 @@ fn hunter_skins_resolve_and_two_are_missing() {
     let scene = formats::open(&path).unwrap();
     // Five skins of its own, then the weapon's (see the weapon test).
     assert_eq!(scene.materials.len(), 6);
-    let resolved = scene.materials[..5].iter().filter(|m| m.texture_path.is_some()).count();
+    let location = |material: usize| scene.material_image(material).and_then(|image| image.location());
+    let resolved = (0..5).filter(|&m| location(m).is_some()).count();
     assert_eq!(resolved, 3);
     let missing: Vec<&str> = scene.warnings.iter().map(String::as_str).filter(|w| w.contains("not found")).collect();
     assert_eq!(missing.len(), 2, "{missing:?}");
     assert!(missing.iter().any(|w| w.contains("ctf_b.pcx")) && missing.iter().any(|w| w.contains("ctf_r.pcx")));
     // Every resolved PCX skin of the model itself decodes (the weapon's is 64x64).
-    for m in &scene.materials[..5] {
-        if let Some(p) = &m.texture_path {
+    for m in 0..5 {
+        if let Some(p) = location(m) {
             let img = quake2::pcx::decode(&std::fs::read(p).unwrap()).unwrap();
             assert_eq!(img.dimensions(), (256, 256));
         }
@@ -205,7 +206,8 @@ fn a_skinless_model_finds_an_image_named_like_it() {
         return;
     }
     let scene = formats::open(&path).unwrap();
-    assert!(scene.materials[0].texture_path.as_ref().is_some_and(|p| p.ends_with("sydney.bmp")));
+    let location = scene.material_image(0).and_then(|image| image.location());
+    assert!(location.as_ref().is_some_and(|p| p.ends_with("sydney.bmp")), "{location:?}");
 }
 
 fn obj_vertices(text: &str) -> Vec<[f32; 3]> {
@@ -268,7 +270,8 @@ fn a_player_model_shows_its_weapon_on_the_same_frames() {
     let scene = formats::open(&path).unwrap();
     assert_eq!(scene.nodes[1].name, "weapon");
     assert_eq!(scene.meshes[1].source_positions.len(), 20);
-    assert!(scene.materials[5].texture_path.as_ref().is_some_and(|p| p.ends_with("weapon.pcx")));
+    let weapon_skin = scene.material_image(5).and_then(|image| image.location());
+    assert!(weapon_skin.as_ref().is_some_and(|p| p.ends_with("weapon.pcx")), "{weapon_skin:?}");
     assert!(scene.clips.iter().all(|c| c.channels.len() == 2), "every clip poses the weapon too");
     // At frame 40 (run) the weapon follows its own frame 40.
     let run = mdview::scene::resolve_clip(&scene, "run").unwrap();

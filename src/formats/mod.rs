@@ -5,6 +5,7 @@
 // File data is untrusted: no unwrap, no panicking index or slice anywhere in the decoders.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
+pub mod assets;
 pub mod error;
 pub mod frame_clips;
 pub mod m2;
@@ -59,13 +60,16 @@ pub enum OpenError {
 
 /// Decodes bytes of a detected format on their own, without looking for sibling files.
 pub fn decode_bytes(data: &[u8]) -> DecodeResult<Scene> {
-    match detect(data)? {
+    let mut scene = match detect(data)? {
         FormatKind::TpwMd2 => tpw::decode(data),
         FormatKind::Quake2Md2 => quake2::decode(data),
         FormatKind::Quake3Mdr => mdr::decode(data),
         FormatKind::WowM2 => m2::decode(data),
         FormatKind::WowSkin => Err(m2::lone_skin_error(None)),
-    }
+    }?;
+    // No folder to search: every named texture is an image that resolved nowhere.
+    assets::attach_images(&mut scene, &mut assets::Assets::new(), &[]);
+    Ok(scene)
 }
 
 /// A pick among a scene's [`OpenChoice`](crate::scene::OpenChoice)s: option `option` of the
@@ -88,16 +92,24 @@ pub fn open_with(path: &Path, picks: &[Pick]) -> Result<Scene, OpenError> {
     let display = path.display().to_string();
     let data = std::fs::read(path).map_err(|source| OpenError::Io { path: display.clone(), source })?;
     let kind = detect(&data).map_err(|source| OpenError::Decode { path: display.clone(), source })?;
+    let mut assets = assets::Assets::new();
     let mut scene = match kind {
         FormatKind::TpwMd2 => tpw::open(path, &data),
-        FormatKind::Quake2Md2 => quake2::open(path, &data),
+        FormatKind::Quake2Md2 => quake2::open(path, &data, &mut assets, picks),
         FormatKind::WowM2 => m2::open_with(path, &data, &m2::OpenOptions::from_picks(path, picks)),
         FormatKind::WowSkin => Err(m2::lone_skin_error(Some(path))),
         FormatKind::Quake3Mdr => mdr::decode(&data),
     }
     .map_err(|source| OpenError::Decode { path: display, source })?;
     scene.path = Some(path.to_path_buf());
+    assets::attach_images(&mut scene, &mut assets, &[]);
     Ok(scene)
+}
+
+/// Looks again for the textures of `scene` that resolved nowhere, now also in `extra` folders
+/// (`render --texture-dir`), with the same resolver [`open`] used.
+pub fn resolve_images(scene: &mut Scene, extra: &[std::path::PathBuf]) {
+    assets::attach_images(scene, &mut assets::Assets::new(), extra);
 }
 
 #[cfg(test)]

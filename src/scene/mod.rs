@@ -303,9 +303,10 @@ pub struct Material {
     pub name: String,
     /// The texture name as the file states it.
     pub texture: Option<String>,
-    /// The image file the opener resolved for `texture`, when the format has its own search
-    /// rules (Quake II skins); `None` leaves resolution to the renderer's search.
-    pub texture_path: Option<std::path::PathBuf>,
+    /// The image `texture` resolved to: an index into [`Scene::images`], set by the one
+    /// resolver (`formats::assets`) when the scene is opened; `None` when the material has no
+    /// texture or was never resolved.
+    pub image: Option<usize>,
     pub alpha: AlphaMode,
     pub two_sided: bool,
     pub unlit: bool,
@@ -327,7 +328,7 @@ impl Material {
         Self {
             name: name.into(),
             texture: None,
-            texture_path: None,
+            image: None,
             alpha: AlphaMode::Opaque,
             two_sided: false,
             unlit: false,
@@ -338,6 +339,59 @@ impl Material {
             draw_order: 0,
             raw: Vec::new(),
         }
+    }
+}
+
+/// Decoded texture pixels: RGBA8, row-major, top row first, with where they came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Image {
+    pub width: u32,
+    pub height: u32,
+    pub rgba: Vec<u8>,
+    /// Where the pixels were read from (a file path, or a member of an archive).
+    pub location: String,
+}
+
+/// Where a [`SceneImage`]'s bytes live and how they decode. `formats::assets` implements it,
+/// so the scene (and the renderer and exporters that read it) never touch files or codecs.
+pub trait ImageSource: std::fmt::Debug + Send + Sync {
+    /// The file (or archive member) the image comes from, as users should see it.
+    fn location(&self) -> String;
+    /// Reads and decodes the image.
+    fn load(&self) -> Result<Image, String>;
+}
+
+/// One texture a scene's materials refer to ([`Material::image`]): the name as the model
+/// states it, where the resolver found it, and its pixels, decoded on first use and kept.
+/// Clones share the decoded pixels.
+#[derive(Debug, Clone)]
+pub struct SceneImage {
+    /// The texture name as the model states it.
+    pub name: String,
+    /// Where it resolved; `None` when it was found nowhere.
+    pub source: Option<std::sync::Arc<dyn ImageSource>>,
+    loaded: std::sync::Arc<std::sync::OnceLock<Result<std::sync::Arc<Image>, String>>>,
+}
+
+impl SceneImage {
+    pub fn new(name: impl Into<String>, source: Option<std::sync::Arc<dyn ImageSource>>) -> Self {
+        Self { name: name.into(), source, loaded: Default::default() }
+    }
+
+    /// Where the image resolved, if anywhere.
+    pub fn location(&self) -> Option<String> {
+        self.source.as_ref().map(|s| s.location())
+    }
+
+    /// The decoded pixels (decoded once, then shared), or why there are none. The renderer's
+    /// upload and the exporters both call this, so they show the same pixels.
+    pub fn load(&self) -> Result<std::sync::Arc<Image>, String> {
+        self.loaded
+            .get_or_init(|| match &self.source {
+                Some(source) => source.load().map(std::sync::Arc::new),
+                None => Err("not found".to_string()),
+            })
+            .clone()
     }
 }
 
@@ -685,6 +739,10 @@ pub struct Scene {
     /// profile, the image used for run-time texture slots); [`crate::formats::open_with`]
     /// reopens the file with other picks.
     pub choices: Vec<OpenChoice>,
+    /// The textures materials refer to, one per distinct name ([`Material::image`]).
+    pub images: Vec<SceneImage>,
+    /// The folders the texture resolver searched, in order (for the UI's "where did it look").
+    pub image_search: Vec<String>,
 }
 
 /// A titled table of a format's own facts: rows of named values, in order.
@@ -736,7 +794,14 @@ impl Scene {
             details: Vec::new(),
             clip_aliases: Vec::new(),
             choices: Vec::new(),
+            images: Vec::new(),
+            image_search: Vec::new(),
         }
+    }
+
+    /// The image material `material` draws with, if it has one.
+    pub fn material_image(&self, material: usize) -> Option<&SceneImage> {
+        self.materials.get(material).and_then(|m| m.image).and_then(|i| self.images.get(i))
     }
 
     /// Indices of root nodes, in order.
