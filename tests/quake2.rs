@@ -210,6 +210,62 @@ fn a_skinless_model_finds_an_image_named_like_it() {
     assert!(location.as_ref().is_some_and(|p| p.ends_with("sydney.bmp")), "{location:?}");
 }
 
+/// A player model that names no skin (`num_skins = 0`) offers the images in its folder: the
+/// one named like the folder first, then the others alphabetically, never the icon nor the
+/// weapon's skin. Picking the other one reopens the model drawing with it.
+#[test]
+fn a_player_model_without_skins_offers_its_folder_images() {
+    let root = temp_dir("q2-folder-skins");
+    let path = quake2_player_folder(&root);
+    let scene = formats::open(&path).unwrap();
+    assert_eq!(scene.raw.iter().find(|r| r.name == "num_skins").map(|r| r.value), Some(0));
+    let skin = scene.choices.iter().find(|c| c.key == quake2::skins::CHOICE_SKIN).expect("a skin choice");
+    assert_eq!(skin.options, ["x.pcx", "other.pcx"]);
+    assert_eq!(skin.available, [true, true]);
+    assert_eq!(skin.selected, Some(0));
+    let weapon = scene.choices.iter().find(|c| c.key == quake2::skins::CHOICE_WEAPON_SKIN).expect("weapon skin");
+    assert_eq!(weapon.options, ["weapon.pcx"]);
+    let drawn = |scene: &mdview::scene::Scene, mesh: usize| {
+        let material = scene.meshes[mesh].submeshes[0].material.unwrap();
+        scene.material_image(material).and_then(|image| image.location()).unwrap_or_default()
+    };
+    assert!(drawn(&scene, 0).ends_with("x.pcx"), "{}", drawn(&scene, 0));
+    assert!(drawn(&scene, 1).ends_with("weapon.pcx"), "{}", drawn(&scene, 1));
+    // The pixels are the skin's: the flat colour written into x.pcx.
+    let material = scene.meshes[0].submeshes[0].material.unwrap();
+    let pixels = scene.material_image(material).unwrap().load().unwrap();
+    assert_eq!((pixels.width, pixels.height), (8, 8));
+    assert_eq!(pixels.rgba[..4], [X_SKIN[0], X_SKIN[1], X_SKIN[2], 255]);
+    assert!(scene.warnings.iter().all(|w| !w.contains("not found")), "{:?}", scene.warnings);
+
+    let picked = formats::open_with(&path, &[formats::Pick { key: "skin".into(), option: 1 }]).unwrap();
+    assert!(drawn(&picked, 0).ends_with("other.pcx"), "{}", drawn(&picked, 0));
+    assert_eq!(picked.choices[0].selected, Some(1));
+
+    // `info` lists them as folder skins, with the file each resolved to.
+    let out = Command::new(env!("CARGO_BIN_EXE_mdview")).args(["info", path.to_str().unwrap()]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("folder skin 0: x.pcx: ") && text.contains("folder skin 1: other.pcx: "), "{text}");
+    assert!(text.contains("Skin (skin): *x.pcx, other.pcx"), "{text}");
+    std::fs::remove_dir_all(&root).ok();
+}
+
+/// A skin path with backslashes (as `players\drfreak\weapon.pcx` is stored) resolves from the
+/// folder above, the same file whether `info` or the renderer asks.
+#[test]
+fn backslash_skin_paths_resolve() {
+    let root = temp_dir("q2-backslash");
+    let dir = root.join("players").join("drfreak");
+    std::fs::create_dir_all(&dir).unwrap();
+    write(&dir, "Weapon.PCX", &flat_pcx(WEAPON_SKIN));
+    let path = write(&dir, "w.md2", &quake2_quad(0, &["players\\drfreak\\weapon.pcx"]).to_bytes());
+    let scene = formats::open(&path).unwrap();
+    let location = scene.material_image(0).and_then(|image| image.location());
+    assert_eq!(location.map(PathBuf::from), Some(dir.join("Weapon.PCX")));
+    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+    std::fs::remove_dir_all(&root).ok();
+}
+
 fn obj_vertices(text: &str) -> Vec<[f32; 3]> {
     text.lines()
         .filter_map(|l| l.strip_prefix("v "))

@@ -5,6 +5,8 @@
 //!
 //! Without an adapter these tests skip with a message, unless `CI` is set: there they fail.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Vec2, Vec3};
@@ -344,6 +346,39 @@ fn quake2_golden(file: &str, clip: &str, frame: f32, name: &str) {
     let pose = Pose::at(&scene, Some(clip), start + frame);
     let image = r.render(&scene, &pose, &framed_view(&scene, 40.0, 15.0)).expect("render");
     check_golden(name, &image);
+}
+
+/// A player model that names no skin draws with the image named like its folder (`x/x.pcx`,
+/// flat red), and its weapon with the `weapon.pcx` it names (flat yellow): both textured,
+/// neither the white of an untextured material nor the fallback tile.
+#[test]
+fn quake2_player_without_skins_draws_its_folder_skin() {
+    let root = common::temp_dir("golden-q2-folder-skin");
+    let path = common::quake2_player_folder(&root);
+    let scene = mdview::formats::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    let Some(mut r) = offscreen(&scene) else { return };
+    assert_eq!(r.report.fallback_count(), 0, "{}", r.report.to_text());
+    let mut view = framed_view(&scene, 0.0, 0.0);
+    view.lit = false;
+    let image = r.render(&scene, &Pose::rest(&scene), &view).expect("render");
+    // Unlit, a texel shows its own colour. The model spans the left part of the picture, the
+    // weapon the right; sample the middle of each quad's projection.
+    let world_to_pixel = |p: Vec3| {
+        let clip =
+            view.camera.clip_from_world(view.aspect(), mdview::render::camera::bounding_sphere(&scene.bounds()).1)
+                * p.extend(1.0);
+        let ndc = clip.truncate() / clip.w;
+        (((ndc.x + 1.0) * 0.5 * SIZE[0] as f32) as u32, ((1.0 - ndc.y) * 0.5 * SIZE[1] as f32) as u32)
+    };
+    let near = |a: [u8; 4], b: [u8; 3]| a.iter().zip(b).all(|(&x, y)| x.abs_diff(y) <= 3);
+    let (mx, my) = world_to_pixel(Vec3::new(8.0, 8.0, 0.0));
+    let model = image.get_pixel(mx, my).0;
+    assert!(near(model, common::X_SKIN), "model at ({mx}, {my}) is {model:?}, not x.pcx's {:?}", common::X_SKIN);
+    let (wx, wy) = world_to_pixel(Vec3::new(32.0, 8.0, 0.0));
+    let weapon = image.get_pixel(wx, wy).0;
+    assert!(near(weapon, common::WEAPON_SKIN), "weapon at ({wx}, {wy}) is {weapon:?}");
+    check_golden("quake2_folder_skin", &image);
+    std::fs::remove_dir_all(&root).ok();
 }
 
 #[test]
