@@ -35,9 +35,9 @@ pub struct Summary {
     /// Length in frames of the opened animation's clip.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frames: Option<f32>,
-    /// Tracks of the opened animation's clip.
+    /// Tracks of the opened animation's clip, as the scene reports them.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tracks: Option<Vec<TrackSummary>>,
+    pub tracks: Option<Vec<TrackReport>>,
     pub raw: Vec<RawField>,
     /// Format-specific tables (M2: skins, texture units, textures, sequences, markers).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -128,33 +128,6 @@ pub struct ClipSummary {
     pub tracks: usize,
     pub playing: usize,
     pub skipped: usize,
-}
-
-#[derive(Debug, Serialize)]
-pub struct TrackSummary {
-    pub index: u32,
-    pub target: u32,
-    pub target_name: Option<String>,
-    pub channels: Vec<String>,
-    pub flags: u32,
-    pub slots: Vec<(String, u32)>,
-    pub key_counts: Vec<(String, u32)>,
-    pub skipped: Option<String>,
-}
-
-impl From<&TrackReport> for TrackSummary {
-    fn from(t: &TrackReport) -> Self {
-        Self {
-            index: t.index,
-            target: t.target,
-            target_name: t.target_name.clone(),
-            channels: t.channels.clone(),
-            flags: t.flags,
-            slots: t.slots.clone(),
-            key_counts: t.key_counts.clone(),
-            skipped: t.skipped.clone(),
-        }
-    }
 }
 
 impl Summary {
@@ -277,7 +250,7 @@ impl Summary {
             clips,
             clip: opened.map(|c| c.name.clone()),
             frames: opened.map(|c| c.length()),
-            tracks: opened.map(|c| c.tracks.iter().map(TrackSummary::from).collect()),
+            tracks: opened.map(|c| c.tracks.clone()),
             raw: scene.raw.clone(),
             details: scene.details.clone(),
             warnings,

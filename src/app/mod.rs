@@ -442,7 +442,7 @@ impl App {
                 dialog.pick_folder()
             } else {
                 let extensions: Vec<String> =
-                    state::MODEL_EXTENSIONS.iter().flat_map(|e| [e.to_string(), e.to_uppercase()]).collect();
+                    crate::formats::MODEL_EXTENSIONS.iter().flat_map(|e| [e.to_string(), e.to_uppercase()]).collect();
                 dialog.add_filter("Models (md2, mdr, m2)", &extensions).add_filter("All files", &["*"]).pick_file()
             };
             let _ = proxy.send_event(UserEvent::Picked { path, folder, elapsed: started.elapsed() });

@@ -477,11 +477,8 @@ impl Renderer {
         });
         let default_material = materials.len() - 1;
 
-        let meshes: Vec<Option<GpuMesh>> = scene
-            .meshes
-            .iter()
-            .map(|mesh| upload_mesh(&self.device, mesh, scene.materials.len(), default_material))
-            .collect();
+        let meshes: Vec<Option<GpuMesh>> =
+            scene.meshes.iter().map(|mesh| upload_mesh(&self.device, mesh, default_material)).collect();
         report.meshes = meshes.iter().flatten().count();
         report.vertices = scene.meshes.iter().map(Mesh::vertex_count).sum();
         report.triangles = scene.meshes.iter().map(|m| m.triangles.len()).sum();

@@ -29,6 +29,9 @@
 
 pub mod anim;
 pub mod math;
+pub mod validate;
+
+pub use validate::SceneViolation;
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use serde::Serialize;
