@@ -247,6 +247,46 @@ fn a_player_model_without_skins_offers_its_folder_images() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("folder skin 0: x.pcx: ") && text.contains("folder skin 1: other.pcx: "), "{text}");
     assert!(text.contains("Skin (skin): *x.pcx, other.pcx"), "{text}");
+    // `export` names the same file in the MTL.
+    let obj = root.join("x.obj");
+    let out = Command::new(env!("CARGO_BIN_EXE_mdview"))
+        .args(["export", path.to_str().unwrap(), "-o", obj.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mtl = std::fs::read_to_string(root.join("x.mtl")).unwrap();
+    assert!(mtl.contains(&format!("map_Kd {}", root.join("x").join("x.pcx").display())), "{mtl}");
+    std::fs::remove_dir_all(&root).ok();
+}
+
+/// The damage sweep over the folder-skin fixture: the skin truncated at every byte and with
+/// each byte's high bit flipped still opens the model, and loading the skin gives pixels of the
+/// stated size or an error, never a panic.
+#[test]
+fn damaged_folder_skins_open_and_load_without_panicking() {
+    let root = temp_dir("q2-folder-skins-damage");
+    let path = quake2_player_folder(&root);
+    let skin = root.join("x").join("x.pcx");
+    let good = std::fs::read(&skin).unwrap();
+    let mut variants: Vec<Vec<u8>> = (0..good.len()).map(|len| good[..len].to_vec()).collect();
+    variants.extend((0..good.len()).map(|i| {
+        let mut flipped = good.clone();
+        flipped[i] ^= 0x80;
+        flipped
+    }));
+    // Every variant through the one image decoder the scene's images load with...
+    for bytes in &variants {
+        if let Ok(image) = formats::assets::decode_image(bytes, "x.pcx", "x.pcx".into()) {
+            assert_eq!(image.rgba.len() as u64, u64::from(image.width) * u64::from(image.height) * 4);
+        }
+    }
+    // ...and a few through the whole open and load path.
+    for bytes in variants.iter().step_by(97) {
+        std::fs::write(&skin, bytes).unwrap();
+        let scene = formats::open(&path).unwrap();
+        let material = scene.meshes[0].submeshes[0].material.unwrap();
+        let _ = scene.material_image(material).unwrap().load();
+    }
     std::fs::remove_dir_all(&root).ok();
 }
 
