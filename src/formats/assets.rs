@@ -221,15 +221,20 @@ impl Assets {
         let (last, dirs) = parts.split_last()?;
         let mut source = FolderSource::Directory(base.to_path_buf());
         for part in dirs {
-            source = if *part == ".." {
-                match &source {
-                    FolderSource::Directory(dir) => FolderSource::Directory(dir.parent()?.to_path_buf()),
-                }
-            } else {
-                self.folder_of(source).sub_folder(part)?
+            source = match &source {
+                FolderSource::Directory(dir) if *part == ".." => FolderSource::Directory(dir.parent()?.to_path_buf()),
+                // Spelled as on disk: one stat instead of listing a folder that may be large
+                // (every folder above the model is tried).
+                FolderSource::Directory(dir) if dir.join(part).is_dir() => FolderSource::Directory(dir.join(part)),
+                _ => self.folder_of(source).sub_folder(part)?,
             };
         }
-        self.folder_of(source).file(last)
+        match &source {
+            FolderSource::Directory(dir) if dir.join(last).is_file() => {
+                Some(Asset { folder: source.clone(), name: (*last).to_string() })
+            }
+            _ => self.folder_of(source).file(last),
+        }
     }
 
     /// Resolves a texture name as a model states it: see [`resolve_texture`].
