@@ -60,26 +60,27 @@ struct SequenceKeys {
 }
 
 /// Keys of `track` for `sequence` in scene axes, or `None` when the track does not animate it.
-/// A track that animates other sequences but not this one holds its first value; a track of a
-/// sequence whose .anim file is missing is left out (bind pose), unless it is global.
+/// Only the playing sequence's own keys count, or the keys of the track's global sequence: a
+/// track without keys in the sequence contributes nothing, so that component stays at rest
+/// (no translation, identity rotation, scale 1). This follows WoW Model Viewer, where
+/// `Animated::uses(anim)` is false and the bone takes no transform from the track, and
+/// wow.export, where `has_trans`/`has_rot`/`has_scale` are false and the part stays identity.
+/// A track of a sequence whose .anim file is missing is left out too (bind pose), unless it
+/// is global.
 fn clip_keys<T: Copy>(track: &Track<T>, sequence: SequenceKeys, map: impl Fn(T) -> T) -> Option<(Curve<T>, TrackTime)> {
-    if !track.is_animated() || (sequence.missing && track.global_sequence.is_none()) {
+    if sequence.missing && track.global_sequence.is_none() {
         return None;
     }
-    match track.keys_for(sequence.index) {
-        (Some(curve), time) if !curve.is_empty() => Some((
-            Curve {
-                keys: curve.keys.iter().map(|k| Key { time: k.time, value: map(k.value) }).collect(),
-                interpolation: curve.interpolation,
-                tangents: curve.tangents.iter().map(|&[i, o]| [map(i), map(o)]).collect(),
-            },
-            time,
-        )),
-        _ => {
-            let value = track.first_value()?;
-            Some((Curve::linear(vec![Key { time: 0.0, value: map(value) }]), TrackTime::Clip))
-        }
-    }
+    let (curve, time) = track.keys_for(sequence.index);
+    let curve = curve.filter(|c| !c.is_empty())?;
+    Some((
+        Curve {
+            keys: curve.keys.iter().map(|k| Key { time: k.time, value: map(k.value) }).collect(),
+            interpolation: curve.interpolation,
+            tangents: curve.tangents.iter().map(|&[i, o]| [map(i), map(o)]).collect(),
+        },
+        time,
+    ))
 }
 
 fn static_or<T: Copy>(track: &Track<T>, default: T) -> T {
