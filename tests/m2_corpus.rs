@@ -455,7 +455,9 @@ fn rabbit_walk_poses_from_its_own_keys_with_keyless_tracks_at_rest() {
         let t = tr
             .sequences
             .get(if tr.global_sequence.is_some() { 0 } else { walk })
-            .and_then(|c| sample_by_hand(c, keys_at(tr.global_sequence, tr.global_period, time), |a, b, f| a.lerp(b, f)))
+            .and_then(|c| {
+                sample_by_hand(c, keys_at(tr.global_sequence, tr.global_period, time), |a, b, f| a.lerp(b, f))
+            })
             .unwrap_or(Vec3::ZERO);
         let rt = &bone.rotation;
         let r = rt
@@ -472,7 +474,9 @@ fn rabbit_walk_poses_from_its_own_keys_with_keyless_tracks_at_rest() {
         let s = st
             .sequences
             .get(if st.global_sequence.is_some() { 0 } else { walk })
-            .and_then(|c| sample_by_hand(c, keys_at(st.global_sequence, st.global_period, time), |a, b, f| a.lerp(b, f)))
+            .and_then(|c| {
+                sample_by_hand(c, keys_at(st.global_sequence, st.global_period, time), |a, b, f| a.lerp(b, f))
+            })
             .unwrap_or(Vec3::ONE);
         let local = Mat4::from_translation(bone.pivot + t)
             * Mat4::from_quat(r)

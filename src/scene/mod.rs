@@ -488,7 +488,8 @@ pub enum Channel {
 }
 
 /// How a keyed track reads time. M2 tracks tied to a global sequence loop on their own period
-/// whatever clip plays; the pose's time stands in for the global clock.
+/// on the global clock ([`anim::Pose::global_time`]), whatever clip plays, as the spec's track
+/// section, WoW Model Viewer and wow.export have it (`globalTime % period`).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum TrackTime {
     /// The clip's time.
@@ -499,11 +500,12 @@ pub enum TrackTime {
 }
 
 impl TrackTime {
-    /// The time at which to sample a track with this timing when the pose is at `time`.
-    pub fn apply(self, time: f32) -> f32 {
+    /// The time at which to sample a track with this timing when the clip is at `clip_time`
+    /// and the global clock at `global_time`.
+    pub fn apply(self, clip_time: f32, global_time: f32) -> f32 {
         match self {
-            TrackTime::Clip => time,
-            TrackTime::Loop { period } if period > 0.0 && period.is_finite() => time.rem_euclid(period),
+            TrackTime::Clip => clip_time,
+            TrackTime::Loop { period } if period > 0.0 && period.is_finite() => global_time.rem_euclid(period),
             TrackTime::Loop { .. } => 0.0,
         }
     }
@@ -685,6 +687,9 @@ pub struct Scene {
     /// profile, the image used for run-time texture slots); [`crate::formats::open_with`]
     /// reopens the file with other picks.
     pub choices: Vec<OpenChoice>,
+    /// Channels that play on the global clock when no clip is chosen (M2 tracks tied to a
+    /// global sequence, which clips also carry): the rest pose keeps them moving.
+    pub global_channels: Vec<Channel>,
 }
 
 /// A titled table of a format's own facts: rows of named values, in order.
@@ -736,7 +741,14 @@ impl Scene {
             details: Vec::new(),
             clip_aliases: Vec::new(),
             choices: Vec::new(),
+            global_channels: Vec::new(),
         }
+    }
+
+    /// The clip the viewer plays first, and `--frame` without `--anim` poses: the file's own
+    /// clip ([`Scene::default_clip`]) when valid, else the first clip, else none (rest pose).
+    pub fn first_clip(&self) -> Option<usize> {
+        self.default_clip.filter(|&c| c < self.clips.len()).or((!self.clips.is_empty()).then_some(0))
     }
 
     /// Indices of root nodes, in order.

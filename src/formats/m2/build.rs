@@ -423,64 +423,32 @@ fn build_clips(
                 anim_file_suffix(seq.id, seq.variation)
             ));
         }
-        let mut joints = Vec::new();
-        for (b, bone) in model.bones.iter().enumerate() {
-            let t = clip_keys(&bone.translation, sequence, axes::position);
-            let r = clip_keys(&bone.rotation, sequence, axes::rotation);
-            let sc = clip_keys(&bone.scale, sequence, axes::scale);
-            if t.is_none() && r.is_none() && sc.is_none() {
-                continue;
-            }
-            let key_total =
-                [t.as_ref().map(|k| k.0.len()), r.as_ref().map(|k| k.0.len()), sc.as_ref().map(|k| k.0.len())]
-                    .iter()
-                    .flatten()
-                    .sum::<usize>() as u64;
-            if key_total > budget {
-                clip.warnings.push("too many keys for the size of the input; remaining bones hold still".into());
-                break;
-            }
-            budget -= key_total;
-            let mut report = TrackReport {
-                index: b as u32,
-                target: b as u32,
-                target_name: scene.skeletons.first().and_then(|sk| sk.joints.get(b)).map(|j| j.name.clone()),
-                channels: Vec::new(),
-                flags: bone.flags,
-                slots: Vec::new(),
-                key_counts: Vec::new(),
-                reasons: Vec::new(),
-                skipped: None,
-            };
-            let mut track = JointTracks { joint: b, ..Default::default() };
-            if let Some((keys, time)) = t {
-                report.channels.push("translation".into());
-                report.key_counts.push(("translation".into(), keys.len() as u32));
-                track.translation = keys;
-                track.timing[0] = time;
-            }
-            if let Some((keys, time)) = r {
-                report.channels.push("rotation".into());
-                report.key_counts.push(("rotation".into(), keys.len() as u32));
-                track.rotation = keys;
-                track.timing[1] = time;
-            }
-            if let Some((keys, time)) = sc {
-                report.channels.push("scale".into());
-                report.key_counts.push(("scale".into(), keys.len() as u32));
-                track.scale = keys;
-                track.timing[2] = time;
-            }
-            joints.push(track);
-            clip.tracks.push(report);
-        }
-        if !model.bones.is_empty() {
-            clip.channels.push(Channel::BoneTracks { skeleton: 0, joints });
-        }
+        bone_channels(model, sequence, &mut budget, scene.skeletons.first(), &mut clip);
         if let Some(skin) = skin {
             material_channels(model, skin, unit_materials, sequence, &mut clip);
         }
         scene.clips.push(clip);
+    }
+    // The rest pose plays the global-sequence tracks alone: the same channels built as for a
+    // sequence whose own keys are all missing.
+    let mut globals = Clip {
+        name: "global sequences".into(),
+        source: None,
+        start: 0.0,
+        end: 0.0,
+        rate: 1000.0,
+        channels: Vec::new(),
+        tracks: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let only_global = SequenceKeys { index: 0, missing: true };
+    bone_channels(model, only_global, &mut budget, scene.skeletons.first(), &mut globals);
+    if let Some(skin) = skin {
+        material_channels(model, skin, unit_materials, only_global, &mut globals);
+    }
+    let moves = |c: &Channel| !matches!(c, Channel::BoneTracks { joints, .. } if joints.is_empty());
+    if globals.channels.iter().any(moves) {
+        scene.global_channels = globals.channels;
     }
     for (i, seq) in model.sequences.iter().enumerate() {
         let exact = format!("id:{}.{}", seq.id, seq.variation);
@@ -488,6 +456,69 @@ fn build_clips(
         if !scene.clip_aliases.iter().any(|(a, _)| a == &format!("id:{}", seq.id)) {
             scene.clip_aliases.push((format!("id:{}", seq.id), i));
         }
+    }
+}
+
+/// The skeleton channel of one sequence (or of the global tracks alone) and its track reports.
+fn bone_channels(
+    model: &M2Model,
+    sequence: SequenceKeys,
+    budget: &mut u64,
+    skeleton: Option<&Skeleton>,
+    clip: &mut Clip,
+) {
+    let mut joints = Vec::new();
+    for (b, bone) in model.bones.iter().enumerate() {
+        let t = clip_keys(&bone.translation, sequence, axes::position);
+        let r = clip_keys(&bone.rotation, sequence, axes::rotation);
+        let sc = clip_keys(&bone.scale, sequence, axes::scale);
+        if t.is_none() && r.is_none() && sc.is_none() {
+            continue;
+        }
+        let key_total = [t.as_ref().map(|k| k.0.len()), r.as_ref().map(|k| k.0.len()), sc.as_ref().map(|k| k.0.len())]
+            .iter()
+            .flatten()
+            .sum::<usize>() as u64;
+        if key_total > *budget {
+            clip.warnings.push("too many keys for the size of the input; remaining bones hold still".into());
+            break;
+        }
+        *budget -= key_total;
+        let mut report = TrackReport {
+            index: b as u32,
+            target: b as u32,
+            target_name: skeleton.and_then(|sk| sk.joints.get(b)).map(|j| j.name.clone()),
+            channels: Vec::new(),
+            flags: bone.flags,
+            slots: Vec::new(),
+            key_counts: Vec::new(),
+            reasons: Vec::new(),
+            skipped: None,
+        };
+        let mut track = JointTracks { joint: b, ..Default::default() };
+        if let Some((keys, time)) = t {
+            report.channels.push("translation".into());
+            report.key_counts.push(("translation".into(), keys.len() as u32));
+            track.translation = keys;
+            track.timing[0] = time;
+        }
+        if let Some((keys, time)) = r {
+            report.channels.push("rotation".into());
+            report.key_counts.push(("rotation".into(), keys.len() as u32));
+            track.rotation = keys;
+            track.timing[1] = time;
+        }
+        if let Some((keys, time)) = sc {
+            report.channels.push("scale".into());
+            report.key_counts.push(("scale".into(), keys.len() as u32));
+            track.scale = keys;
+            track.timing[2] = time;
+        }
+        joints.push(track);
+        clip.tracks.push(report);
+    }
+    if !model.bones.is_empty() {
+        clip.channels.push(Channel::BoneTracks { skeleton: 0, joints });
     }
 }
 
