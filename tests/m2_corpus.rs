@@ -508,3 +508,17 @@ fn rabbit_walk_poses_from_its_own_keys_with_keyless_tracks_at_rest() {
     }
     assert!(worst < 1e-4, "Walk at {time} ms is {worst} units from its own keys");
 }
+
+/// Issue 12: texture flags 0x1 / 0x2 choose repeat along u / v; an axis without its flag clamps
+/// (WoW Model Viewer, wow.export). Every corpus texture has flags 0, so every unit clamps.
+#[test]
+fn texture_wrap_follows_the_texture_flags() {
+    use mdview::formats::m2::build::texture_wrap;
+    use mdview::scene::TextureWrap::{Clamp, Repeat};
+    assert_eq!(texture_wrap(0), [Clamp, Clamp]);
+    assert_eq!(texture_wrap(0x1), [Repeat, Clamp]);
+    assert_eq!(texture_wrap(0x2), [Clamp, Repeat]);
+    assert_eq!(texture_wrap(0x3), [Repeat, Repeat]);
+    let Some(scene) = open("tank/tank.m2") else { return };
+    assert!(scene.materials.iter().all(|m| m.wrap == [Clamp, Clamp]));
+}

@@ -319,7 +319,20 @@ pub struct Material {
     /// Draw order among a model's blended surfaces, lowest first (M2: priority plane × 65536 +
     /// material layer, so a layer-1 pass draws over its layer-0 base); 0 where the format has none.
     pub draw_order: i32,
+    /// How texture coordinates outside 0..1 sample, along u and along v (M2 texture flags 0x1
+    /// and 0x2 choose repeat; without them that axis clamps). The renderer picks the sampler.
+    pub wrap: [TextureWrap; 2],
     pub raw: Vec<RawField>,
+}
+
+/// How a texture axis treats coordinates outside 0..1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub enum TextureWrap {
+    /// Tile the texture (what TPW, Quake II and MDR textures always do).
+    #[default]
+    Repeat,
+    /// Hold the edge texel.
+    Clamp,
 }
 
 impl Material {
@@ -336,6 +349,7 @@ impl Material {
             flags: 0,
             sphere_map: false,
             draw_order: 0,
+            wrap: [TextureWrap::Repeat; 2],
             raw: Vec::new(),
         }
     }

@@ -15,7 +15,7 @@ use super::tracks::Track;
 use crate::scene::{
     Aabb, AlphaMode, BlendMode, Channel, Clip, Curve, DetailRow, DetailSection, FormatKind, Influence, Joint,
     JointTracks, Key, Material, Mesh, Node, NodeKind, RawField, Scene, SceneKind, Skeleton, SkinWeights, Submesh,
-    TrackReport, TrackTime,
+    TextureWrap, TrackReport, TrackTime,
 };
 
 /// What the scene builder needs besides the decoded files.
@@ -81,6 +81,13 @@ fn clip_keys<T: Copy>(track: &Track<T>, sequence: SequenceKeys, map: impl Fn(T) 
         },
         time,
     ))
+}
+
+/// Texture flags 0x1 (wrap X) and 0x2 (wrap Y) choose repeat on that axis; without them the
+/// axis clamps, as WoW Model Viewer sets `GL_CLAMP_TO_EDGE` and wow.export `CLAMP_TO_EDGE`.
+pub fn texture_wrap(flags: u32) -> [TextureWrap; 2] {
+    let axis = |bit: u32| if flags & bit != 0 { TextureWrap::Repeat } else { TextureWrap::Clamp };
+    [axis(TEXTURE_FLAG_WRAP_X), axis(TEXTURE_FLAG_WRAP_Y)]
 }
 
 fn static_or<T: Copy>(track: &Track<T>, default: T) -> T {
@@ -343,6 +350,9 @@ fn build_materials(
         material.two_sided = flags & RF_TWO_SIDED != 0;
         material.depth_write = flags & RF_NO_DEPTH_WRITE == 0;
         material.flags = u32::from(flags);
+        if let Some(t) = texture_index.and_then(|t| model.textures.get(t)) {
+            material.wrap = texture_wrap(t.flags);
+        }
         material.draw_order = i32::from(unit.priority) * 65536 + i32::from(unit.layer);
         // Rest colour: the static values of the unit's colour and transparency tracks.
         let color = usize::try_from(unit.color).ok().and_then(|c| model.colors.get(c));
