@@ -58,6 +58,8 @@ struct Marks {
     normals_set: Vec<bool>,
     /// Skeletons a channel (or a billboard) posed.
     driven: Vec<bool>,
+    /// Skeletons posed by element-wise blended frames (MDR), whose tags get unit axes.
+    frames_blended: Vec<bool>,
     alpha_set: Vec<bool>,
 }
 
@@ -69,6 +71,7 @@ impl Marks {
             uv_moved: vec![false; meshes],
             normals_set: vec![false; meshes],
             driven: vec![false; scene.skeletons.len()],
+            frames_blended: vec![false; scene.skeletons.len()],
             alpha_set: vec![false; scene.materials.len()],
         }
     }
@@ -143,7 +146,12 @@ impl Pose {
             Channel::VertexMorph { mesh, blocks } => self.vertex_morph(scene, *mesh, blocks, time, marks),
             Channel::PackedFrames(packed) => self.packed_frames(scene, packed, time, marks),
             Channel::UvRamp { mesh, entries } => self.uv_ramp(scene, *mesh, entries, time, marks),
-            Channel::BoneFrames { skeleton, times, frames } => self.bone_frames(*skeleton, times, frames, time, marks),
+            Channel::BoneFrames { skeleton, times, frames } => {
+                self.bone_frames(*skeleton, times, frames, time, marks);
+                if let Some(flag) = marks.frames_blended.get_mut(*skeleton) {
+                    *flag = true;
+                }
+            }
             Channel::BoneTracks { skeleton, joints } => {
                 self.bone_tracks(scene, *skeleton, joints, [time, global], marks)
             }
@@ -292,7 +300,7 @@ impl Pose {
 
     /// After the channels: billboards, skinning, render-vertex expansion and world matrices.
     fn finish(&mut self, scene: &Scene, marks: &mut Marks) {
-        let Marks { moved, uv_moved, normals_set, driven, .. } = marks;
+        let Marks { moved, uv_moved, normals_set, driven, frames_blended, .. } = marks;
         // Billboard joints turn to the camera, and their descendants follow.
         if let Some(view) = self.view_from_model {
             for ((skeleton, joints), flag) in scene.skeletons.iter().zip(self.joints.iter_mut()).zip(driven.iter_mut())
@@ -372,10 +380,15 @@ impl Pose {
         // Tags and attachments follow their joint: world = joint matrix · offset from the joint.
         for (index, node) in scene.nodes.iter().enumerate() {
             if let Some((skeleton, joint)) = node.joint
-                && let Some(m) = self.joints.get(skeleton).and_then(|j| j.get(joint))
+                && let Some(&m) = self.joints.get(skeleton).and_then(|j| j.get(joint))
                 && let (Some(world), Some(local)) = (self.world.get_mut(index), self.locals.get(index))
             {
-                *world = *m * *local;
+                // A tag on blended frames gets unit axes again, as ioquake3's R_LerpTag does
+                // (VectorNormalize of each lerped axis); skinning keeps the blended matrix.
+                let renormalise = node.kind == super::NodeKind::Tag
+                    && frames_blended.get(skeleton).copied().unwrap_or(false);
+                let m = if renormalise { unit_axes(m) } else { m };
+                *world = m * *local;
             }
         }
     }
@@ -595,6 +608,12 @@ fn sample_morph_block(block: &MorphBlock, time: f32, out: &mut [Vec3]) {
             *v = pa.lerp(*pb, f);
         }
     }
+}
+
+/// `m` with each of its three axis columns scaled to unit length (a zero axis is kept).
+fn unit_axes(m: Mat4) -> Mat4 {
+    let unit = |axis: Vec4| axis.truncate().try_normalize().map_or(axis, |v| v.extend(axis.w));
+    Mat4::from_cols(unit(m.x_axis), unit(m.y_axis), unit(m.z_axis), m.w_axis)
 }
 
 fn sample_matrix_frames(times: &[f32], frames: &[Vec<Mat4>], time: f32, out: &mut Vec<Mat4>) {
