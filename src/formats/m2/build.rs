@@ -721,3 +721,85 @@ fn model_details(model: &M2Model, skin: Option<&Skin>, options: &BuildOptions, s
     sections.push(DetailSection { title: "Attachments, events, lights, cameras, emitters".into(), rows });
     scene.details.extend(sections);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::m2::model::{Bone, Sequence};
+    use crate::scene::anim::Pose;
+
+    /// One bone whose translation is a two-key track on global sequence 0 (200 ms: x from 0 to
+    /// 20 WoW units), in a model with one 100 ms sequence.
+    fn model_with_a_global_track() -> M2Model {
+        let keys = vec![Key { time: 0.0, value: Vec3::ZERO }, Key { time: 200.0, value: Vec3::new(20.0, 0.0, 0.0) }];
+        let translation = Track {
+            interpolation: super::super::tracks::INTERP_LINEAR,
+            global_sequence: Some(0),
+            global_period: 200,
+            sequences: vec![Curve::linear(keys)],
+        };
+        M2Model {
+            version: 264,
+            global_periods: vec![200],
+            sequences: vec![Sequence {
+                id: 0,
+                variation: 0,
+                duration_ms: 100,
+                move_speed: 0.0,
+                flags: 0x20,
+                frequency: 0,
+                next_variation: -1,
+                alias_next: 0,
+            }],
+            anim_present: vec![None],
+            bones: vec![Bone {
+                key_bone_id: -1,
+                flags: 0,
+                parent: -1,
+                submesh: 0,
+                translation,
+                rotation: Track::default(),
+                scale: Track::default(),
+                pivot: Vec3::ZERO,
+            }],
+            ..M2Model::default()
+        }
+    }
+
+    /// Issue 12: a global-sequence track sampled across a clip loop. The 100 ms clip has looped
+    /// once at 150 ms after opening (clip time 50); the track reads 150 % 200 = 150: x = 15.
+    /// The rest pose plays it too.
+    #[test]
+    fn global_tracks_read_the_global_clock_in_clips_and_the_rest_pose() {
+        let scene = build(&model_with_a_global_track(), None, &BuildOptions::default(), 1 << 16);
+        let x_at = |clip: Option<usize>, clip_time: f32, global: f32| {
+            let mut pose = Pose::default();
+            pose.global_time = Some(global);
+            pose.evaluate(&scene, clip, clip_time);
+            pose.joints[0][0].w_axis.x
+        };
+        assert!((x_at(Some(0), 50.0, 150.0) - 15.0).abs() < 1e-4);
+        assert!((x_at(Some(0), 50.0, 250.0) - 5.0).abs() < 1e-4, "wrapped at the global period");
+        assert!((x_at(None, 0.0, 150.0) - 15.0).abs() < 1e-4, "the rest pose plays global tracks");
+    }
+
+    /// Issue 12: a track with keys in other sequences but none in the playing one contributes
+    /// nothing: no channel, so the component stays at rest.
+    #[test]
+    fn a_track_without_keys_in_the_sequence_makes_no_channel() {
+        let mut model = model_with_a_global_track();
+        model.sequences.push(model.sequences[0].clone());
+        model.anim_present.push(None);
+        let bone = &mut model.bones[0];
+        bone.translation.global_sequence = None;
+        // Keys in sequence 1 only.
+        bone.translation.sequences = vec![Curve::default(), bone.translation.sequences[0].clone()];
+        let scene = build(&model, None, &BuildOptions::default(), 1 << 16);
+        let joints = |clip: usize| match &scene.clips[clip].channels[0] {
+            Channel::BoneTracks { joints, .. } => joints.len(),
+            _ => panic!("bone tracks first"),
+        };
+        assert_eq!((joints(0), joints(1)), (0, 1));
+        assert!(scene.global_channels.is_empty());
+    }
+}
