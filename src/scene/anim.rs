@@ -385,8 +385,8 @@ impl Pose {
             {
                 // A tag on blended frames gets unit axes again, as ioquake3's R_LerpTag does
                 // (VectorNormalize of each lerped axis); skinning keeps the blended matrix.
-                let renormalise = node.kind == super::NodeKind::Tag
-                    && frames_blended.get(skeleton).copied().unwrap_or(false);
+                let renormalise =
+                    node.kind == super::NodeKind::Tag && frames_blended.get(skeleton).copied().unwrap_or(false);
                 let m = if renormalise { unit_axes(m) } else { m };
                 *world = m * *local;
             }
