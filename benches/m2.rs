@@ -165,7 +165,9 @@ fn character_model() -> (mdview::formats::m2::model::M2Model, mdview::formats::m
                     global_sequence: None,
                     global_period: 0,
                     sequences: (0..sequences)
-                        .map(|_| if b % 2 == 0 { curve(2, &|k| Vec3::splat(k as f32 * 0.01)) } else { Curve::default() })
+                        .map(
+                            |_| if b % 2 == 0 { curve(2, &|k| Vec3::splat(k as f32 * 0.01)) } else { Curve::default() },
+                        )
                         .collect(),
                 },
                 rotation: Track {
