@@ -287,7 +287,7 @@ fn a_damaged_file_keeps_the_previous_model() {
     assert_eq!(doc.scene.clips.len(), 2, "sibling animations attached");
     assert_eq!(doc.clip, Some(0), "the first animation plays at once");
     assert!(doc.timeline.playing);
-    assert_eq!(doc.timeline.fps, 25.0, "TPW plays at 25 frames per second");
+    assert_eq!(doc.timeline.fps, 30.0, "TPW plays at the engine's 30 frames per second");
 
     let next = session.step(1).expect("a next model");
     assert_eq!(mdview::app::file_name(&next), "junk.md2");
