@@ -8,6 +8,7 @@ pub mod app;
 pub mod demo;
 pub mod export;
 pub mod formats;
+pub mod fuzzing;
 pub mod info;
 pub mod render;
 pub mod scan;
