@@ -117,10 +117,10 @@ pub fn tpw_anim(data: &[u8]) {
     }
 }
 
-/// The mesh every fuzzed animation binds to: four nodes in a chain (three meshes of eight
-/// vertices each and a transform-only node), enough for rotation, morph and UV targets.
+/// The mesh every fuzzed animation binds to: three meshes of eight vertices each in a chain, a
+/// transform-only path node under them and its follower: targets for every channel kind.
 pub fn anim_base_mesh() -> Vec<u8> {
-    use crate::formats::tpw::writer::{DummySpec, MaterialSpec, MeshFile, MeshSpec};
+    use crate::formats::tpw::writer::{DummySpec, MaterialSpec, MeshFile, MeshSpec, PathSpec};
     const IDENTITY: [f32; 16] = [1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1.];
     let mesh = |index: usize| {
         let vertices: Vec<[f32; 3]> =
@@ -137,8 +137,17 @@ pub fn anim_base_mesh() -> Vec<u8> {
             ..Default::default()
         }
     };
-    let pivot = DummySpec { name: "pivot".into(), parent: Some(2), matrix: IDENTITY, flags: 0 };
-    MeshFile { meshes: (0..3).map(mesh).collect(), dummies: vec![pivot], ..Default::default() }.to_bytes()
+    // The pivot is a path node (path 0) and the rider follows it, so path progress binds too.
+    let pivot = DummySpec { name: "pivot".into(), parent: Some(2), matrix: IDENTITY, flags: 0, path: Some(0) };
+    let rider = DummySpec { name: "rider".into(), parent: Some(3), matrix: IDENTITY, flags: 0, path: None };
+    let path = PathSpec { kind: 0x3, points: (0..6u8).map(|i| [f32::from(i), 0.0, f32::from(i % 2)]).collect() };
+    MeshFile {
+        meshes: (0..3).map(mesh).collect(),
+        dummies: vec![pivot, rider],
+        paths: vec![path],
+        ..Default::default()
+    }
+    .to_bytes()
 }
 
 pub fn quake2_md2(data: &[u8]) {
