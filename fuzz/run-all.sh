@@ -7,6 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
+# A fixed seed by default makes a CI run repeatable: a longer local run with the same seed and
+# fresh seeds goes through the same inputs first. FUZZ_SEED=0 lets libFuzzer pick one.
+seed="${FUZZ_SEED:-1}"
 shift || true
 
 # cargo-fuzz needs nightly flags: a nightly toolchain when one is installed, else stable with
@@ -19,6 +22,7 @@ else
 fi
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 
+rm -rf fuzz/corpus
 cargo run -q --example fuzz_seeds
 cd fuzz
 targets=("$@")
@@ -29,7 +33,7 @@ for t in "${targets[@]}"; do
   mkdir -p "corpus/$t" "artifacts/$t"
   log="$(mktemp)"
   if "${fuzz[@]}" run -O "$t" "corpus/$t" -- \
-      -max_total_time="$seconds" -rss_limit_mb=512 -timeout=2 -dict="dicts/$t.dict" \
+      -max_total_time="$seconds" -seed="$seed" -rss_limit_mb=512 -timeout=2 -dict="dicts/$t.dict" \
       -print_final_stats=1 >"$log" 2>&1; then
     echo "fuzz $t: ok, $(grep -E 'stat::number_of_executed_units' "$log" | awk '{print $2}') runs," \
       "$(grep -oE 'cov: [0-9]+' "$log" | tail -1)"
