@@ -989,7 +989,8 @@ impl Scene {
     }
 
     /// World matrices for the given local matrices (one per node), parents first.
-    /// Parent links are validated acyclic by the decoders; a cycle is broken by treating the
+    /// Parent links are acyclic in every decoded scene ([`Scene::validate`]); for a scene built
+    /// by hand and never validated, a cycle is broken by treating the
     /// node as a root, so this always terminates.
     pub fn world_matrices(&self, locals: &[Mat4]) -> Vec<Mat4> {
         let n = self.nodes.len();
