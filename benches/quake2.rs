@@ -77,7 +77,7 @@ fn quake2_decode(c: &mut Criterion) {
             b.iter(|| decode_all_frames(black_box(hunter)))
         });
     }
-    c.bench_function(format!("quake2 decode all frames, all {} corpus models", all.len()), |b| {
+    c.bench_function(&format!("quake2 decode all frames, all {} corpus models", all.len()), |b| {
         b.iter(|| all.iter().map(|(_, bytes)| decode_only(bytes)).sum::<usize>())
     });
 }
