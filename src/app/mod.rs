@@ -824,12 +824,13 @@ impl ApplicationHandler<UserEvent> for App {
         if self.gfx.is_some() {
             return;
         }
+        // The loader decodes the first model while the window and the device are created.
+        self.open_initial();
         let started = Instant::now();
         match self.init_gfx(event_loop) {
             Ok(gfx) => {
                 log::info!("start-up: window and device ready in {:.1} ms", started.elapsed().as_secs_f64() * 1000.0);
                 self.gfx = Some(gfx);
-                self.open_initial();
                 if let Some(gfx) = &self.gfx {
                     gfx.window.request_redraw();
                 }
