@@ -39,17 +39,18 @@ def uptime():
     return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
-def build():
+def build(cargo=True):
     BUILD.mkdir(parents=True, exist_ok=True)
     harness = BUILD / "assimp_import"
     source = HERE / "assimp_import.cpp"
     if not harness.exists() or harness.stat().st_mtime < source.stat().st_mtime:
         subprocess.run(["g++", "-O2", "-o", str(harness), str(source), "-lassimp"], check=True)
-    subprocess.run(
-        ["cargo", "build", "--release", "--quiet", "--bin", "mdview", "--example", "peer_decode"],
-        cwd=ROOT,
-        check=True,
-    )
+    if cargo:
+        subprocess.run(
+            ["cargo", "build", "--release", "--quiet", "--bin", "mdview", "--example", "peer_decode"],
+            cwd=ROOT,
+            check=True,
+        )
     return harness, ROOT / "target" / "release" / "mdview", ROOT / "target" / "release" / "examples" / "peer_decode"
 
 
@@ -101,6 +102,7 @@ def main():
     parser.add_argument("--runs", type=int, default=200, help="in-process imports per file")
     parser.add_argument("--repeats", type=int, default=20, help="whole-process runs per file and command")
     parser.add_argument("--no-process", action="store_true", help="skip the whole-process comparison")
+    parser.add_argument("--no-build", action="store_true", help="use the release binaries as they are")
     parser.add_argument("files", nargs="*")
     args = parser.parse_args()
     files = args.files or sorted(
@@ -109,7 +111,7 @@ def main():
     if not files:
         print(f"SKIP: no files given and no corpus at {CORPUS}")
         return 0
-    harness, mdview, peer_decode = build()
+    harness, mdview, peer_decode = build(cargo=not args.no_build)
 
     print(f"load before: {uptime()}")
     theirs = in_process([str(harness), str(args.runs), "md2", *files])
