@@ -245,8 +245,8 @@ fn gate_anim(radians: f32) -> AnimFile {
         tracks: vec![TrackSpec {
             target: 0,
             rotation: vec![
-                RotationKeySpec { frame: 0, flags: 0, quat: quat_y(0.0) },
-                RotationKeySpec { frame: 20, flags: 0, quat: quat_y(radians) },
+                RotationKeySpec { frame: 0, curve: 0xFFFF, quat: quat_y(0.0) },
+                RotationKeySpec { frame: 20, curve: 0xFFFF, quat: quat_y(radians) },
             ],
             ..Default::default()
         }],
@@ -287,7 +287,7 @@ fn a_damaged_file_keeps_the_previous_model() {
     assert_eq!(doc.scene.clips.len(), 2, "sibling animations attached");
     assert_eq!(doc.clip, Some(0), "the first animation plays at once");
     assert!(doc.timeline.playing);
-    assert_eq!(doc.timeline.fps, 25.0, "TPW plays at 25 frames per second");
+    assert_eq!(doc.timeline.fps, 30.0, "TPW plays at the engine's 30 frames per second");
 
     let next = session.step(1).expect("a next model");
     assert_eq!(mdview::app::file_name(&next), "junk.md2");
@@ -355,4 +355,57 @@ fn the_loader_thread_answers_the_newest_request() {
     assert_eq!(seen.last(), Some(&last));
     assert!(seen.len() < 20, "queued requests are skipped, decoded {}", seen.len());
     assert!(rx.recv_timeout(std::time::Duration::from_secs(1)).is_ok(), "the wake callback ran");
+}
+
+#[test]
+fn as_built_shows_the_construction_clips_last_frame() {
+    let dir = mdview::demo::extract().unwrap();
+    let scene = mdview::formats::open(&dir.join("gate.MD2")).unwrap();
+    let summary = mdview::info::Summary::of(&scene);
+    let built_clip = scene.as_built.expect("gateC.MD2 is the construction clip");
+    assert_eq!(scene.clips[built_clip].name, "C");
+    let mut doc = mdview::app::state::Document::new(dir.join("gate.MD2"), scene, summary);
+    doc.show_as_built();
+    assert_eq!(doc.clip, Some(built_clip));
+    assert!(!doc.timeline.playing);
+    assert_eq!(doc.timeline.time, doc.scene.clips[built_clip].end);
+    // The last frame of C is the finished gate: every node shown (the sign too, which the hide
+    // list hid at the start).
+    assert!(doc.pose.visible.iter().all(|&v| v));
+}
+
+/// Issue 12: the viewer's global clock (what M2 global-sequence tracks read) starts when the
+/// model opens and runs while playback runs, through clip loops; the clip's own time wraps.
+#[test]
+fn the_global_clock_runs_through_clip_loops() {
+    let mut t = Timeline::new(0.0, 100.0, 1000.0);
+    t.playing = true;
+    assert_eq!(t.global_time, 0.0);
+    t.advance(0.06);
+    t.advance(0.09);
+    assert!((t.time - 50.0).abs() < 1e-3, "the clip looped: {}", t.time);
+    assert!((t.global_time - 150.0).abs() < 1e-3, "the global clock did not: {}", t.global_time);
+    t.playing = false;
+    t.advance(0.5);
+    assert!((t.global_time - 150.0).abs() < 1e-3, "paused: the global clock holds");
+}
+
+/// …and through clip changes: switching clips keeps the global clock, and the pose reads it.
+#[test]
+fn the_global_clock_survives_clip_changes() {
+    let dir = model_folder("global-clock");
+    let mut session = Session::default();
+    let anim = dir.join("islandM2.md2");
+    let target = session.target_for(&anim).expect("exists");
+    assert_eq!(load_now(&mut session, 1, &target), Applied::Opened);
+    let doc = session.doc.as_mut().expect("opened");
+    assert_eq!(doc.timeline.global_time, 0.0, "starts when the model opens");
+    doc.timeline.playing = true;
+    doc.timeline.advance(0.2);
+    let global = doc.timeline.global_time;
+    assert!(global > 0.0);
+    doc.play_clip(None);
+    doc.play_clip(Some(0));
+    assert_eq!(doc.timeline.global_time, global);
+    assert_eq!(doc.pose.global_time, Some(global));
 }

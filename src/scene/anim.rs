@@ -4,7 +4,7 @@
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 
-use super::{Channel, Clip, Curve, Interpolation, Key, MorphBlock, Scene, SkinWeights};
+use super::{Channel, Clip, Curve, EaseRamp, Interpolation, Key, MorphBlock, Path, Scene, SkinWeights, UvSlotKeys};
 
 /// The scene's state at one time.
 #[derive(Debug, Clone, Default)]
@@ -13,7 +13,8 @@ pub struct Pose {
     pub locals: Vec<Mat4>,
     /// Per node, `parent_world * local`.
     pub world: Vec<Mat4>,
-    /// Per node.
+    /// Per node: whether the node's own mesh is drawn. It does not cascade: a hidden node's
+    /// children keep their own flags (TPW's rule; every other format hides nodes explicitly).
     pub visible: Vec<bool>,
     /// Per mesh: render-vertex positions when the clip moves its vertices, else `None`.
     pub positions: Vec<Option<Vec<Vec3>>>,
@@ -39,6 +40,11 @@ pub struct Pose {
     /// placement of the skinned meshes, identity for M2), for billboard joints; `None` leaves
     /// them as their tracks pose them. Set it before [`Pose::evaluate`].
     pub view_from_model: Option<Mat4>,
+    /// The global clock, in clip units (milliseconds for M2), that tracks tied to a global
+    /// sequence read whatever clip plays ([`super::TrackTime::Loop`]); `None` lets the clip
+    /// time stand in. The viewer runs it from when the model opens; `export` and `render` set
+    /// it to `--frame`. Set it before [`Pose::evaluate`].
+    pub global_time: Option<f32>,
     /// Scratch: per mesh, animated source positions.
     source_scratch: Vec<Vec<Vec3>>,
     /// Scratch: per mesh, skinned source normals.
@@ -53,6 +59,8 @@ struct Marks {
     normals_set: Vec<bool>,
     /// Skeletons a channel (or a billboard) posed.
     driven: Vec<bool>,
+    /// Skeletons posed by element-wise blended frames (MDR), whose tags get unit axes.
+    frames_blended: Vec<bool>,
     alpha_set: Vec<bool>,
 }
 
@@ -64,6 +72,7 @@ impl Marks {
             uv_moved: vec![false; meshes],
             normals_set: vec![false; meshes],
             driven: vec![false; scene.skeletons.len()],
+            frames_blended: vec![false; scene.skeletons.len()],
             alpha_set: vec![false; scene.materials.len()],
         }
     }
@@ -86,13 +95,16 @@ impl Pose {
 
     /// Re-evaluates in place, reusing buffers: resets to the rest state, applies each of the
     /// clip's channels (one function per channel kind), then skins and places the meshes.
+    /// Without a clip, the scene's [`Scene::global_channels`] play on the global clock.
     pub fn evaluate(&mut self, scene: &Scene, clip: Option<usize>, time: f32) {
         self.reset(scene);
         let clip: Option<&Clip> = clip.and_then(|c| scene.clips.get(c));
         let time = if time.is_finite() { time } else { 0.0 };
+        let global = self.global_time.filter(|t| t.is_finite()).unwrap_or(time);
         let mut marks = Marks::new(scene);
-        for channel in clip.map(|c| c.channels.as_slice()).unwrap_or(&[]) {
-            self.apply_channel(scene, channel, time, &mut marks);
+        let channels = clip.map_or(scene.global_channels.as_slice(), |c| c.channels.as_slice());
+        for channel in channels {
+            self.apply_channel(scene, channel, [time, global], &mut marks);
         }
         self.finish(scene, &mut marks);
     }
@@ -123,27 +135,45 @@ impl Pose {
         self.uv_transforms.resize(scene.materials.len(), Mat4::IDENTITY);
     }
 
-    /// Applies one channel at `time`: one match arm per channel kind, each a function.
-    fn apply_channel(&mut self, scene: &Scene, channel: &Channel, time: f32, marks: &mut Marks) {
+    /// Applies one channel at the clip time, or the global time for tracks that read it: one
+    /// match arm per channel kind, each a function.
+    fn apply_channel(&mut self, scene: &Scene, channel: &Channel, [time, global]: [f32; 2], marks: &mut Marks) {
         match channel {
             Channel::NodeRotation { node, authored_inverse, keys } => {
                 self.node_rotation(*node, authored_inverse, keys, time)
             }
-            Channel::NodeTranslation { node, keys } => self.node_translation(*node, keys, time),
+            Channel::NodeRotationEased { node, authored_inverse, keys, ease } => {
+                self.node_rotation_eased(*node, authored_inverse, keys, ease, time)
+            }
+            Channel::NodePosition { node, curve, additive } => self.node_position(scene, *node, curve, *additive, time),
+            Channel::NodeAxisScale { node, keys } => self.node_axis_scale(*node, keys, time),
+            Channel::NodePathProgress { node, path, start, values, face_along, additive } => {
+                self.node_path_progress(scene, *node, path, (*start, values), [*face_along, *additive], time)
+            }
             Channel::NodeVisibility { node, keys } => self.node_visibility(*node, keys, time),
             Channel::VertexMorph { mesh, blocks } => self.vertex_morph(scene, *mesh, blocks, time, marks),
+            Channel::VertexFrames { mesh, times, vertex_count, positions, additive } => {
+                self.vertex_frames(scene, *mesh, times, (*vertex_count, positions), *additive, time, marks)
+            }
             Channel::PackedFrames(packed) => self.packed_frames(scene, packed, time, marks),
-            Channel::UvRamp { mesh, entries } => self.uv_ramp(scene, *mesh, entries, time, marks),
-            Channel::BoneFrames { skeleton, times, frames } => self.bone_frames(*skeleton, times, frames, time, marks),
-            Channel::BoneTracks { skeleton, joints } => self.bone_tracks(scene, *skeleton, joints, time, marks),
+            Channel::UvKeys { mesh, slots } => self.uv_keys(scene, *mesh, slots, time, marks),
+            Channel::BoneFrames { skeleton, times, frames } => {
+                self.bone_frames(*skeleton, times, frames, time, marks);
+                if let Some(flag) = marks.frames_blended.get_mut(*skeleton) {
+                    *flag = true;
+                }
+            }
+            Channel::BoneTracks { skeleton, joints } => {
+                self.bone_tracks(scene, *skeleton, joints, [time, global], marks)
+            }
             Channel::MaterialColor { material, keys, time: timing } => {
-                self.material_color(*material, keys, timing.apply(time))
+                self.material_color(*material, keys, timing.apply(time, global))
             }
             Channel::MaterialAlpha { material, keys, time: timing } => {
-                self.material_alpha(*material, keys, timing.apply(time), marks)
+                self.material_alpha(*material, keys, timing.apply(time, global), marks)
             }
             Channel::UvTransform { material, translation, rotation, scale, time: timing } => {
-                self.uv_transform(*material, [translation, scale], rotation, timing, time)
+                self.uv_transform(*material, [translation, scale], rotation, timing, [time, global])
             }
         }
     }
@@ -155,9 +185,67 @@ impl Pose {
         }
     }
 
-    fn node_translation(&mut self, node: usize, keys: &[Key<Vec3>], time: f32) {
-        if let (Some(local), Some(p)) = (self.locals.get_mut(node), sample_vec3(keys, time)) {
-            local.w_axis = p.extend(1.0);
+    fn node_rotation_eased(
+        &mut self,
+        node: usize,
+        authored_inverse: &Mat4,
+        keys: &[Key<Quat>],
+        ease: &[Option<EaseRamp>],
+        time: f32,
+    ) {
+        let Some((a, b, f)) = segment(keys, time) else { return };
+        let f = match ease.get(a) {
+            Some(Some(ramp)) if a != b => ramp.apply(f),
+            _ => f,
+        };
+        let (Some(ka), Some(kb)) = (keys.get(a), keys.get(b)) else { return };
+        if let Some(local) = self.locals.get_mut(node) {
+            // A dipping curve may give f outside 0..1: slerp extrapolates, as a blend would.
+            let q = Quat::blend(ka.value, kb.value, f);
+            *local = *local * *authored_inverse * Mat4::from_quat(q);
+        }
+    }
+
+    fn node_position(&mut self, scene: &Scene, node: usize, curve: &Curve<Vec3>, additive: bool, time: f32) {
+        if curve.keys.first().is_none_or(|k| time < k.time) {
+            return;
+        }
+        let (Some(local), Some(p)) = (self.locals.get_mut(node), sample_curve(curve, time)) else { return };
+        let authored = scene.nodes.get(node).map(|n| n.local.w_axis.truncate()).unwrap_or(Vec3::ZERO);
+        local.w_axis = if additive { authored + p } else { p }.extend(1.0);
+    }
+
+    fn node_axis_scale(&mut self, node: usize, keys: &[Key<Vec3>], time: f32) {
+        if let (Some(local), Some(lengths)) = (self.locals.get_mut(node), sample_vec3(keys, time)) {
+            for (axis, length) in
+                [&mut local.x_axis, &mut local.y_axis, &mut local.z_axis].into_iter().zip(lengths.to_array())
+            {
+                let direction = axis.truncate().normalize_or_zero();
+                *axis = (direction * length).extend(0.0);
+            }
+        }
+    }
+
+    fn node_path_progress(
+        &mut self,
+        scene: &Scene,
+        node: usize,
+        path: &Path,
+        (start, values): (f32, &[f32]),
+        [face_along, additive]: [bool; 2],
+        time: f32,
+    ) {
+        let Some((position, direction)) = sample_path_progress(path, start, values, time) else { return };
+        let Some(local) = self.locals.get_mut(node) else { return };
+        let authored = scene.nodes.get(node).map(|n| n.local.w_axis.truncate()).unwrap_or(Vec3::ZERO);
+        local.w_axis = if additive { authored + position } else { position }.extend(1.0);
+        if face_along && let Some(forward) = direction.try_normalize() {
+            let right = Vec3::Y.cross(forward).try_normalize().unwrap_or(Vec3::X);
+            let up = forward.cross(right);
+            let lengths = [local.x_axis, local.y_axis, local.z_axis].map(|a| a.truncate().length());
+            local.x_axis = (right * lengths[0]).extend(0.0);
+            local.y_axis = (up * lengths[1]).extend(0.0);
+            local.z_axis = (forward * lengths[2]).extend(0.0);
         }
     }
 
@@ -171,6 +259,30 @@ impl Pose {
         if let Some(source) = self.begin_source(scene, mesh, &mut marks.moved) {
             for block in blocks {
                 sample_morph_block(block, time, source);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn vertex_frames(
+        &mut self,
+        scene: &Scene,
+        mesh: usize,
+        times: &[f32],
+        (vertex_count, positions): (usize, &[Vec3]),
+        additive: bool,
+        time: f32,
+        marks: &mut Marks,
+    ) {
+        let Some((a, b, f)) = frame_segment(times, time) else { return };
+        let frame =
+            |i: usize| positions.get(i.checked_mul(vertex_count)?..i.checked_add(1)?.checked_mul(vertex_count)?);
+        let (Some(fa), Some(fb)) = (frame(a), frame(b)) else { return };
+        let Some(rest) = scene.meshes.get(mesh).map(|m| m.source_positions.as_slice()) else { return };
+        if let Some(source) = self.begin_source(scene, mesh, &mut marks.moved) {
+            for (((slot, pa), pb), base) in source.iter_mut().zip(fa).zip(fb).zip(rest) {
+                let sample = pa.lerp(*pb, f);
+                *slot = if additive { *base + sample } else { sample };
             }
         }
     }
@@ -198,7 +310,7 @@ impl Pose {
         }
     }
 
-    fn uv_ramp(&mut self, scene: &Scene, mesh: usize, entries: &[super::UvRampEntry], time: f32, marks: &mut Marks) {
+    fn uv_keys(&mut self, scene: &Scene, mesh: usize, slots: &[UvSlotKeys], time: f32, marks: &mut Marks) {
         let Some(base) = scene.meshes.get(mesh) else { return };
         let Some(slot) = self.uvs.get_mut(mesh) else { return };
         let uvs = slot.get_or_insert_with(Vec::new);
@@ -209,13 +321,11 @@ impl Pose {
                 *m = true;
             }
         }
-        for entry in entries {
-            let t = if entry.end_time > 0.0 { (time / entry.end_time).clamp(0.0, 1.0) } else { 1.0 };
-            for (k, (s, e)) in entry.start.iter().zip(&entry.end).enumerate() {
-                let component = entry.first as usize + k;
-                if let Some(uv) = uvs.get_mut(component / 2) {
-                    uv[component % 2] = s + (e - s) * t;
-                }
+        for entry in slots {
+            if let (Some(uv), Some((a, b, f))) = (uvs.get_mut(entry.slot as usize), segment(&entry.keys, time))
+                && let (Some(ka), Some(kb)) = (entry.keys.get(a), entry.keys.get(b))
+            {
+                *uv = ka.value.lerp(kb.value, f);
             }
         }
     }
@@ -232,12 +342,12 @@ impl Pose {
         scene: &Scene,
         skeleton: usize,
         joints: &[super::JointTracks],
-        time: f32,
+        clock: [f32; 2],
         marks: &mut Marks,
     ) {
         let Some(skel) = scene.skeletons.get(skeleton) else { return };
         if let (Some(out), Some(flag)) = (self.joints.get_mut(skeleton), marks.driven.get_mut(skeleton)) {
-            evaluate_bone_tracks(skel, joints, time, out);
+            evaluate_bone_tracks(skel, joints, clock, out);
             *flag = true;
         }
     }
@@ -265,12 +375,12 @@ impl Pose {
         [translation, scale]: [&Curve<Vec3>; 2],
         rotation: &Curve<Quat>,
         timing: &[super::TrackTime; 3],
-        time: f32,
+        [time, global]: [f32; 2],
     ) {
         if let Some(m) = self.uv_transforms.get_mut(material) {
-            let t = sample_curve(translation, timing[0].apply(time)).unwrap_or(Vec3::ZERO);
-            let r = sample_curve(rotation, timing[1].apply(time)).unwrap_or(Quat::IDENTITY);
-            let s = sample_curve(scale, timing[2].apply(time)).unwrap_or(Vec3::ONE);
+            let t = sample_curve(translation, timing[0].apply(time, global)).unwrap_or(Vec3::ZERO);
+            let r = sample_curve(rotation, timing[1].apply(time, global)).unwrap_or(Quat::IDENTITY);
+            let s = sample_curve(scale, timing[2].apply(time, global)).unwrap_or(Vec3::ONE);
             let centre = Vec3::new(0.5, 0.5, 0.0);
             *m = Mat4::from_translation(t + centre)
                 * Mat4::from_quat(r)
@@ -281,7 +391,7 @@ impl Pose {
 
     /// After the channels: billboards, skinning, render-vertex expansion and world matrices.
     fn finish(&mut self, scene: &Scene, marks: &mut Marks) {
-        let Marks { moved, uv_moved, normals_set, driven, .. } = marks;
+        let Marks { moved, uv_moved, normals_set, driven, frames_blended, .. } = marks;
         // Billboard joints turn to the camera, and their descendants follow.
         if let Some(view) = self.view_from_model {
             for ((skeleton, joints), flag) in scene.skeletons.iter().zip(self.joints.iter_mut()).zip(driven.iter_mut())
@@ -361,10 +471,15 @@ impl Pose {
         // Tags and attachments follow their joint: world = joint matrix · offset from the joint.
         for (index, node) in scene.nodes.iter().enumerate() {
             if let Some((skeleton, joint)) = node.joint
-                && let Some(m) = self.joints.get(skeleton).and_then(|j| j.get(joint))
+                && let Some(&m) = self.joints.get(skeleton).and_then(|j| j.get(joint))
                 && let (Some(world), Some(local)) = (self.world.get_mut(index), self.locals.get(index))
             {
-                *world = *m * *local;
+                // A tag on blended frames gets unit axes again, as ioquake3's R_LerpTag does
+                // (VectorNormalize of each lerped axis); skinning keeps the blended matrix.
+                let renormalise =
+                    node.kind == super::NodeKind::Tag && frames_blended.get(skeleton).copied().unwrap_or(false);
+                let m = if renormalise { unit_axes(m) } else { m };
+                *world = m * *local;
             }
         }
     }
@@ -552,6 +667,35 @@ pub fn sample_curve<T: CurveValue>(curve: &Curve<T>, time: f32) -> Option<T> {
     Some(cubic.settle().unwrap_or(linear))
 }
 
+/// Where path progress puts a node at `time`: the position and direction of travel on `path`,
+/// or `None` outside the values' window (see [`Channel::NodePathProgress`]).
+pub fn sample_path_progress(path: &Path, start: f32, values: &[f32], time: f32) -> Option<(Vec3, Vec3)> {
+    let offset = time - start;
+    let last = values.len().checked_sub(1)?;
+    if !(0.0..=last as f32).contains(&offset) {
+        return None;
+    }
+    let lower = (offset.floor() as usize).min(last);
+    let upper = (lower + 1).min(last);
+    let f = offset - lower as f32;
+    let (a, mut b) = (*values.get(lower)?, *values.get(upper)?);
+    // More than 50 apart: blend the short way round the wrap at 100.
+    if b - a > 50.0 {
+        b -= 100.0;
+    } else if a - b > 50.0 {
+        b += 100.0;
+    }
+    let value = a + (b - a) * f;
+    let percent = (value + 1000.0).rem_euclid(100.0);
+    let segments = path.segments();
+    if segments == 0 {
+        return path.points.first().map(|&p| (p, Vec3::ZERO));
+    }
+    let x = percent * segments as f32 * 0.01;
+    let segment = (x.trunc() as usize).min(segments - 1);
+    path.sample(segment, (x - segment as f32).clamp(0.0, 1.0))
+}
+
 fn last_at_or_before<T>(keys: &[Key<T>], time: f32) -> Option<&Key<T>> {
     let n = keys.partition_point(|k| k.time <= time);
     n.checked_sub(1).and_then(|i| keys.get(i))
@@ -586,6 +730,12 @@ fn sample_morph_block(block: &MorphBlock, time: f32, out: &mut [Vec3]) {
     }
 }
 
+/// `m` with each of its three axis columns scaled to unit length (a zero axis is kept).
+fn unit_axes(m: Mat4) -> Mat4 {
+    let unit = |axis: Vec4| axis.truncate().try_normalize().map_or(axis, |v| v.extend(axis.w));
+    Mat4::from_cols(unit(m.x_axis), unit(m.y_axis), unit(m.z_axis), m.w_axis)
+}
+
 fn sample_matrix_frames(times: &[f32], frames: &[Vec<Mat4>], time: f32, out: &mut Vec<Mat4>) {
     let Some((a, b, f)) = frame_segment(times, time) else { return };
     let (Some(fa), Some(fb)) = (frames.get(a), frames.get(b)) else { return };
@@ -594,15 +744,20 @@ fn sample_matrix_frames(times: &[f32], frames: &[Vec<Mat4>], time: f32, out: &mu
     out.extend(fa.iter().zip(fb).map(|(ma, mb)| *ma * (1.0 - f) + *mb * f));
 }
 
-fn evaluate_bone_tracks(skeleton: &super::Skeleton, tracks: &[super::JointTracks], time: f32, out: &mut Vec<Mat4>) {
+fn evaluate_bone_tracks(
+    skeleton: &super::Skeleton,
+    tracks: &[super::JointTracks],
+    [time, global]: [f32; 2],
+    out: &mut Vec<Mat4>,
+) {
     let count = skeleton.joints.len();
     let mut locals = vec![Mat4::IDENTITY; count];
     for track in tracks {
         let Some(joint) = skeleton.joints.get(track.joint) else { continue };
         let [tt, rt, st] = track.timing;
-        let t = sample_curve(&track.translation, tt.apply(time)).unwrap_or(Vec3::ZERO);
-        let r = sample_curve(&track.rotation, rt.apply(time)).unwrap_or(Quat::IDENTITY);
-        let s = sample_curve(&track.scale, st.apply(time)).unwrap_or(Vec3::ONE);
+        let t = sample_curve(&track.translation, tt.apply(time, global)).unwrap_or(Vec3::ZERO);
+        let r = sample_curve(&track.rotation, rt.apply(time, global)).unwrap_or(Quat::IDENTITY);
+        let s = sample_curve(&track.scale, st.apply(time, global)).unwrap_or(Vec3::ONE);
         if let Some(local) = locals.get_mut(track.joint) {
             *local = Mat4::from_translation(joint.pivot + t)
                 * Mat4::from_quat(r)
@@ -812,6 +967,93 @@ mod tests {
         let mid = sample_quat(&k, 0.5).unwrap();
         let expected = Quat::from_rotation_y(0.2);
         assert!(mid.abs_diff_eq(expected, 1e-5) || mid.abs_diff_eq(-expected, 1e-5));
+    }
+
+    /// A scene with one joint whose translation is a two-key track on a 200 ms global sequence
+    /// (x from 0 at 0 ms to 20 at 200 ms), inside a 100 ms clip, and in the global channels.
+    fn global_sequence_scene() -> Scene {
+        let mut scene = Scene::new(super::super::FormatKind::WowM2, super::super::SceneKind::Mesh);
+        let joint = super::super::Joint { name: "b".into(), parent: None, pivot: Vec3::ZERO, billboard: false };
+        scene.skeletons.push(super::super::Skeleton { name: "s".into(), joints: vec![joint], rest_pose: Vec::new() });
+        let translation = Curve::linear(vec![
+            Key { time: 0.0, value: Vec3::ZERO },
+            Key { time: 200.0, value: Vec3::new(20.0, 0.0, 0.0) },
+        ]);
+        let loop_200 = super::super::TrackTime::Loop { period: 200.0 };
+        let joints = vec![super::super::JointTracks {
+            joint: 0,
+            translation,
+            timing: [loop_200, super::super::TrackTime::Clip, super::super::TrackTime::Clip],
+            ..Default::default()
+        }];
+        let channel = Channel::BoneTracks { skeleton: 0, joints };
+        scene.clips.push(Clip {
+            name: "Stand".into(),
+            source: None,
+            start: 0.0,
+            end: 100.0,
+            rate: 1000.0,
+            channels: vec![channel.clone()],
+            tracks: Vec::new(),
+            warnings: Vec::new(),
+        });
+        scene.global_channels = vec![channel];
+        scene
+    }
+
+    /// Issue 12: a global-sequence track runs on the global clock (`globalTime % period`), not
+    /// the clip's time, so it does not restart when the clip loops, and it plays in the rest pose.
+    #[test]
+    fn a_global_sequence_track_keeps_its_own_clock_across_a_clip_loop() {
+        let scene = global_sequence_scene();
+        let x_at = |clip: Option<usize>, clip_time: f32, global: Option<f32>| {
+            let mut pose = Pose { global_time: global, ..Pose::default() };
+            pose.evaluate(&scene, clip, clip_time);
+            pose.joints[0][0].w_axis.x
+        };
+        // 150 ms after opening, the 100 ms clip has looped once and sits at 50 ms; the global
+        // track is 150 ms into its 200 ms period: x = 15, not 5.
+        assert!((x_at(Some(0), 50.0, Some(150.0)) - 15.0).abs() < 1e-5);
+        // 250 ms: the clip is at 50 ms again; the global track wrapped to 50 ms: x = 5.
+        assert!((x_at(Some(0), 50.0, Some(250.0)) - 5.0).abs() < 1e-5);
+        // Without a global clock the clip time stands in.
+        assert!((x_at(Some(0), 50.0, None) - 5.0).abs() < 1e-5);
+        // The rest pose plays the global channels on the same clock.
+        assert!((x_at(None, 0.0, Some(150.0)) - 15.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn ease_ramps_keep_the_last_frame_and_their_dips() {
+        let ramp = EaseRamp([32, 66, 105, 141, 176, 208, 233, 249]);
+        assert_eq!(ramp.apply(0.0), 0.0);
+        // Just under 9 steps keeps t = 1 in the last segment (c7 -> 1), ending at 1 (within its
+        // f32 remainder), not falling back to c7 = 249/255.
+        assert!((ramp.apply(1.0) - 1.0).abs() < 1e-5, "{}", ramp.apply(1.0));
+        // t = 0.5: x = 4.4999976, s = 4, segment (141, 176).
+        let expected = (141.0 + 35.0 * (0.5f32 * EaseRamp::STEPS - 4.0)) / 255.0;
+        assert!((ramp.apply(0.5) - expected).abs() < 1e-6);
+        // A dipping curve is played as stored: t = 2/9 + a little lands in (200, 120), going down.
+        let dip = EaseRamp([200, 120, 60, 20, 40, 90, 180, 240]);
+        assert!(dip.apply(0.25) < dip.apply(0.12));
+    }
+
+    #[test]
+    fn path_progress_wraps_and_takes_the_short_way() {
+        let path = Path {
+            kind: super::super::PathKind::Straight,
+            closed: false,
+            points: vec![Vec3::ZERO, Vec3::X * 10.0, Vec3::new(10.0, 0.0, 10.0)],
+        };
+        assert_eq!(path.segments(), 2);
+        let at = |values: &[f32], time: f32| sample_path_progress(&path, 0.0, values, time).map(|(p, _)| p);
+        // 25 % of 2 segments: segment 0 at 0.5.
+        assert!(at(&[25.0], 0.0).unwrap().abs_diff_eq(Vec3::new(5.0, 0.0, 0.0), 1e-5));
+        // -10 wraps to 90 %: segment 1 at 0.8.
+        assert!(at(&[-10.0], 0.0).unwrap().abs_diff_eq(Vec3::new(10.0, 0.0, 8.0), 1e-4));
+        // 95 -> 5 is 90 apart: halfway is 100, which wraps to 0.
+        assert!(at(&[95.0, 5.0], 0.5).unwrap().abs_diff_eq(Vec3::ZERO, 1e-4));
+        // Outside the window nothing applies.
+        assert!(at(&[95.0, 5.0], 1.5).is_none() && at(&[95.0, 5.0], -0.5).is_none());
     }
 
     #[test]
