@@ -46,6 +46,9 @@ struct ViewerArgs {
     /// Step to the next model in the folder N times, printing how long each took to appear.
     #[arg(long, value_name = "N")]
     bench_steps: Option<u32>,
+    /// Start in the sheet view: the folder's models as thumbnails.
+    #[arg(long)]
+    sheet_view: bool,
 }
 
 fn parse_size(s: &str) -> Result<[u32; 2], String> {
@@ -213,6 +216,7 @@ fn run_viewer(path: Option<&Path>, args: &ViewerArgs) -> Result<()> {
         exit: args.exit,
         size: args.size,
         bench_steps: args.bench_steps,
+        sheet: args.sheet_view,
     })
 }
 

@@ -130,6 +130,11 @@ impl Viewport {
         Viewport { renderer, loaded: false, target: None }
     }
 
+    /// The MSAA sample count of the viewport's renderer (1 on software rasterisers).
+    pub fn sample_count(&self) -> u32 {
+        self.renderer.sample_count()
+    }
+
     /// Uploads a newly opened scene; textures are looked up beside the model.
     pub fn load(&mut self, doc: &Document) -> SceneReport {
         let extra: Vec<PathBuf> = Vec::new();
