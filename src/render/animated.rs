@@ -72,7 +72,7 @@ pub struct AnimationWriter {
 
 enum Writer {
     Gif(Box<image::codecs::gif::GifEncoder<BufWriter<File>>>, FrameDelay),
-    Apng(Box<png::StreamWriter<'static, BufWriter<File>>>),
+    Apng(Box<png::Writer<BufWriter<File>>>),
 }
 
 impl AnimationWriter {
@@ -100,7 +100,7 @@ impl AnimationWriter {
                 let delay_ms = u16::try_from(delay.ms).unwrap_or(u16::MAX);
                 encoder.set_frame_delay(delay_ms, 1000).context("starting the APNG")?;
                 let writer = encoder.write_header().context("writing the APNG header")?;
-                Writer::Apng(Box::new(writer.into_stream_writer().context("starting the APNG frames")?))
+                Writer::Apng(Box::new(writer))
             }
         };
         Ok(Self { inner, size, frames_left: frame_count })
@@ -122,10 +122,7 @@ impl AnimationWriter {
                     .encode_frame(image::Frame::from_parts(frame.clone(), 0, 0, delay))
                     .context("writing a GIF frame")?;
             }
-            Writer::Apng(writer) => {
-                use std::io::Write;
-                writer.write_all(frame.as_raw()).context("writing an APNG frame")?;
-            }
+            Writer::Apng(writer) => writer.write_image_data(frame.as_raw()).context("writing an APNG frame")?,
         }
         Ok(())
     }
