@@ -60,7 +60,16 @@ fn twelve_step_turntable_gif_has_twelve_frames_a_quarter_second_apart() {
     }
     let dir = out_dir("turntable");
     let gif = dir.join("spin.gif");
-    let out = mdview(&["render", &demo("gate.MD2").to_string_lossy(), "--turntable", "12", "--size", "96x64", "-o", &gif.to_string_lossy()]);
+    let out = mdview(&[
+        "render",
+        &demo("gate.MD2").to_string_lossy(),
+        "--turntable",
+        "12",
+        "--size",
+        "96x64",
+        "-o",
+        &gif.to_string_lossy(),
+    ]);
     succeeded(&out);
     let frames = gif_frames(&gif);
     assert_eq!(frames.len(), 12);
@@ -81,7 +90,18 @@ fn turntable_while_a_clip_plays_is_timed_by_the_clip() {
     let dir = out_dir("turntable-clip");
     let gif = dir.join("doors.gif");
     let gate = demo("gate.MD2");
-    let out = mdview(&["render", &gate.to_string_lossy(), "--turntable", "10", "--anim", "M1", "--size", "64x48", "-o", &gif.to_string_lossy()]);
+    let out = mdview(&[
+        "render",
+        &gate.to_string_lossy(),
+        "--turntable",
+        "10",
+        "--anim",
+        "M1",
+        "--size",
+        "64x48",
+        "-o",
+        &gif.to_string_lossy(),
+    ]);
     succeeded(&out);
     let scene = mdview::formats::open(&gate).expect("gate");
     let clip = &scene.clips[mdview::scene::resolve_clip(&scene, "M1").expect("M1")];
@@ -90,7 +110,11 @@ fn turntable_while_a_clip_plays_is_timed_by_the_clip() {
     let expected_cs = (expected_ms / 10.0).round().max(2.0) as u32;
     let frames = gif_frames(&gif);
     assert_eq!(frames.len(), 10);
-    assert!(frames.iter().all(|(_, ms)| *ms == expected_cs * 10), "want {expected_cs} cs: {:?}", frames.iter().map(|f| f.1).collect::<Vec<_>>());
+    assert!(
+        frames.iter().all(|(_, ms)| *ms == expected_cs * 10),
+        "want {expected_cs} cs: {:?}",
+        frames.iter().map(|f| f.1).collect::<Vec<_>>()
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -197,7 +221,8 @@ fn sheet_of_a_synthetic_park_of_2300_models_at_128_pixels() {
     }
     std::fs::write(models.join("synth_0005.MD2"), b"not a model").expect("damaged");
     let sheet = dir.join("park.png");
-    let out = mdview(&["render", &models.to_string_lossy(), "--sheet", &sheet.to_string_lossy(), "--cell", "128", "--json"]);
+    let out =
+        mdview(&["render", &models.to_string_lossy(), "--sheet", &sheet.to_string_lossy(), "--cell", "128", "--json"]);
     succeeded(&out);
     let map: SheetMap = serde_json::from_slice(&out.stdout).expect("JSON cell map on stdout");
     // ceil(sqrt(2300)) = 48 columns, 48 rows.
@@ -214,8 +239,9 @@ fn sheet_of_a_synthetic_park_of_2300_models_at_128_pixels() {
     assert_eq!(image.dimensions(), (48 * 128, 48 * 128));
     // Every drawn cell holds its model (lit stone and wood differ from the flat background)
     // and the damaged one shows red text.
-    let background = image::Rgba([0x33, 0x38, 0x3f, 0xff]);
     for cell in map.cells.iter().step_by(97) {
+        let background = *image.get_pixel(cell.x + 2, cell.y + 2);
+        assert!((50..=70).contains(&background.0[0]), "cell {}: the corner shows the background", cell.index);
         let centre = (cell.x..cell.x + 128).flat_map(|x| (cell.y + 20..cell.y + 100).map(move |y| (x, y)));
         let model_pixels = centre.filter(|&(x, y)| *image.get_pixel(x, y) != background).count();
         assert!(model_pixels > 500, "cell {} is drawn: {model_pixels} pixels", cell.index);

@@ -706,9 +706,10 @@ impl App {
         let screen =
             egui_wgpu::ScreenDescriptor { size_in_pixels: [gfx.config.width, gfx.config.height], pixels_per_point };
 
+        // In the sheet view, the screenshot also waits for the thumbnails.
         let want_shot = self.frames_since_ready.is_some_and(|n| {
             self.options.screenshot.is_some() && n >= self.options.screenshot_after_frames.unwrap_or(30)
-        });
+        }) && !self.viewer.sheet.busy();
         if want_shot && let Some(path) = self.options.screenshot.clone() {
             let result = capture_window(gfx, &paint_jobs, &screen)
                 .ok_or_else(|| anyhow!("could not read the window back from the GPU"))

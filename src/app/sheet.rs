@@ -174,7 +174,8 @@ impl SheetView {
         let options = SheetOptions { cell: THUMBNAIL_PX, ..SheetOptions::default() };
         while started.elapsed() < FRAME_BUDGET && !self.decoded.is_empty() {
             let (key, decoded) = self.decoded.remove(0);
-            let drawn = decoded.and_then(|scene| render_thumbnail(renderer, &scene, &options).map_err(|e| format!("{e:#}")));
+            let drawn =
+                decoded.and_then(|scene| render_thumbnail(renderer, &scene, &options).map_err(|e| format!("{e:#}")));
             let thumbnail = match drawn {
                 Ok((image, _)) => {
                     let size = [image.width() as usize, image.height() as usize];
@@ -216,50 +217,66 @@ pub fn sheet_ui(ui: &mut egui::Ui, viewer: &mut super::Viewer) {
         let sheet = &mut viewer.sheet;
         let frame = sheet.frame;
         let mut open = None;
-        egui::ScrollArea::vertical().auto_shrink([false, false]).show_rows(ui, side + label_height, rows, |ui, shown| {
-            for row in shown {
-                ui.horizontal(|ui| {
-                    for (path, name) in entries.iter().skip(row * columns).take(columns) {
-                        let key = ThumbnailKey::of(path);
-                        let (rect, response) = ui.allocate_exact_size(Vec2::new(side, side + label_height), Sense::click());
-                        let picture = egui::Rect::from_min_size(rect.min, Vec2::splat(side));
-                        let painter = ui.painter_at(rect);
-                        match sheet.cache.get(&key, frame) {
-                            Some(Thumbnail::Ready(texture)) => {
-                                let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
-                                painter.image(texture.id(), picture, uv, Color32::WHITE);
+        egui::ScrollArea::vertical().auto_shrink([false, false]).show_rows(
+            ui,
+            side + label_height,
+            rows,
+            |ui, shown| {
+                for row in shown {
+                    ui.horizontal(|ui| {
+                        for (path, name) in entries.iter().skip(row * columns).take(columns) {
+                            let key = ThumbnailKey::of(path);
+                            let (rect, response) =
+                                ui.allocate_exact_size(Vec2::new(side, side + label_height), Sense::click());
+                            let picture = egui::Rect::from_min_size(rect.min, Vec2::splat(side));
+                            let painter = ui.painter_at(rect);
+                            match sheet.cache.get(&key, frame) {
+                                Some(Thumbnail::Ready(texture)) => {
+                                    let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
+                                    painter.image(texture.id(), picture, uv, Color32::WHITE);
+                                }
+                                Some(Thumbnail::Failed(message)) => {
+                                    painter.rect_filled(picture, 2.0, Color32::from_rgb(60, 20, 20));
+                                    let galley = painter.layout(
+                                        message.clone(),
+                                        egui::FontId::proportional(10.0),
+                                        Color32::from_rgb(255, 110, 100),
+                                        side - 8.0,
+                                    );
+                                    painter.galley(picture.min + Vec2::splat(4.0), galley, Color32::WHITE);
+                                }
+                                Some(Thumbnail::Pending) | None => {
+                                    painter.rect_filled(picture, 2.0, Color32::from_gray(45));
+                                    egui::Spinner::new().paint_at(
+                                        ui,
+                                        egui::Rect::from_center_size(picture.center(), Vec2::splat(20.0)),
+                                    );
+                                    sheet.wanted.push(key);
+                                }
                             }
-                            Some(Thumbnail::Failed(message)) => {
-                                painter.rect_filled(picture, 2.0, Color32::from_rgb(60, 20, 20));
-                                let galley = painter.layout(
-                                    message.clone(),
-                                    egui::FontId::proportional(10.0),
-                                    Color32::from_rgb(255, 110, 100),
-                                    side - 8.0,
+                            let selected = current.as_deref() == Some(path.as_path());
+                            if selected || response.hovered() {
+                                let colour =
+                                    if selected { Color32::from_rgb(90, 160, 255) } else { Color32::from_gray(160) };
+                                painter.rect_stroke(
+                                    picture,
+                                    2.0,
+                                    egui::Stroke::new(2.0, colour),
+                                    egui::StrokeKind::Inside,
                                 );
-                                painter.galley(picture.min + Vec2::splat(4.0), galley, Color32::WHITE);
                             }
-                            Some(Thumbnail::Pending) | None => {
-                                painter.rect_filled(picture, 2.0, Color32::from_gray(45));
-                                egui::Spinner::new().paint_at(ui, egui::Rect::from_center_size(picture.center(), Vec2::splat(20.0)));
-                                sheet.wanted.push(key);
+                            let text = RichText::new(name).small();
+                            let label_rect =
+                                egui::Rect::from_min_size(picture.left_bottom(), Vec2::new(side, label_height));
+                            ui.put(label_rect, egui::Label::new(text).truncate());
+                            if response.on_hover_text(path.display().to_string()).clicked() {
+                                open = Some(path.clone());
                             }
                         }
-                        let selected = current.as_deref() == Some(path.as_path());
-                        if selected || response.hovered() {
-                            let colour = if selected { Color32::from_rgb(90, 160, 255) } else { Color32::from_gray(160) };
-                            painter.rect_stroke(picture, 2.0, egui::Stroke::new(2.0, colour), egui::StrokeKind::Inside);
-                        }
-                        let text = RichText::new(name).small();
-                        let label_rect = egui::Rect::from_min_size(picture.left_bottom(), Vec2::new(side, label_height));
-                        ui.put(label_rect, egui::Label::new(text).truncate());
-                        if response.on_hover_text(path.display().to_string()).clicked() {
-                            open = Some(path.clone());
-                        }
-                    }
-                });
-            }
-        });
+                    });
+                }
+            },
+        );
         if let Some(path) = open {
             viewer.sheet.open = false;
             viewer.actions.push(super::Action::Open(path));

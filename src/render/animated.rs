@@ -77,7 +77,13 @@ enum Writer {
 
 impl AnimationWriter {
     /// Creates `path` for `frame_count` frames of `size` pixels, each shown for `delay`.
-    pub fn create(path: &Path, format: AnimatedFormat, size: [u32; 2], frame_count: u32, delay: FrameDelay) -> Result<Self> {
+    pub fn create(
+        path: &Path,
+        format: AnimatedFormat,
+        size: [u32; 2],
+        frame_count: u32,
+        delay: FrameDelay,
+    ) -> Result<Self> {
         if frame_count == 0 {
             bail!("an animation needs at least one frame");
         }

@@ -133,7 +133,8 @@ fn blend_pixel(pixel: &mut Rgba<u8>, color: [u8; 4], alpha: f32) {
     let [r, g, b, a] = pixel.0;
     let covered = (alpha * 255.0).round() as u8;
     // Over a transparent pixel the text colour shows as it is, not mixed with invisible black.
-    let (r, g, b) = if a == 0 { (color[0], color[1], color[2]) } else { (mix(r, color[0]), mix(g, color[1]), mix(b, color[2])) };
+    let (r, g, b) =
+        if a == 0 { (color[0], color[1], color[2]) } else { (mix(r, color[0]), mix(g, color[1]), mix(b, color[2])) };
     *pixel = Rgba([r, g, b, a.max(covered)]);
 }
 

@@ -196,10 +196,7 @@ where
     let (columns, rows) = grid(items.len(), options.columns);
     let bytes = u64::from(columns * cell) * u64::from(rows * cell) * 4;
     if bytes > MAX_SHEET_BYTES {
-        bail!(
-            "a {columns}x{rows} sheet of {cell}-pixel cells needs {} MiB; use a smaller --cell",
-            bytes >> 20
-        );
+        bail!("a {columns}x{rows} sheet of {cell}-pixel cells needs {} MiB; use a smaller --cell", bytes >> 20);
     }
     let [r, g, b, a] = options.background.map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8);
     let mut image = RgbaImage::from_pixel(columns * cell, rows * cell, Rgba([r, g, b, a]));
@@ -287,7 +284,11 @@ pub fn label_cell(tile: &mut RgbaImage, name: &str, error: Option<&str>) {
         let lines = label::wrap_text(error, size, max_width);
         let fits = ((strip_top as f32 - margin) / line).floor().max(0.0) as usize;
         for (i, text) in lines.iter().take(fits).enumerate() {
-            let text = if i + 1 == fits && lines.len() > fits { label::fit_text(&format!("{text}…"), size, max_width) } else { text.clone() };
+            let text = if i + 1 == fits && lines.len() > fits {
+                label::fit_text(&format!("{text}…"), size, max_width)
+            } else {
+                text.clone()
+            };
             label::draw_text(tile, margin, margin + i as f32 * line, size, ERROR_COLOR, &text);
         }
     }
