@@ -30,6 +30,8 @@ pub const MAX_SHEET_BYTES: u64 = 2 << 30;
 /// Text colours: file names, and the errors of cells whose model failed.
 const NAME_COLOR: [u8; 4] = [235, 235, 235, 255];
 const ERROR_COLOR: [u8; 4] = [255, 90, 80, 255];
+/// The background of a cell whose model failed: dark red, opaque even on transparent sheets.
+const FAILED_CELL_COLOR: [u8; 4] = [60, 20, 20, 255];
 
 /// How to draw a sheet.
 #[derive(Debug, Clone)]
@@ -249,7 +251,7 @@ where
                 }
                 Err(message) => {
                     cell_info.error = Some(message);
-                    RgbaImage::from_pixel(cell, cell, Rgba([r / 2, g / 3, b / 3, a.max(255)]))
+                    RgbaImage::from_pixel(cell, cell, Rgba(FAILED_CELL_COLOR))
                 }
             };
             label_cell(&mut tile, &cell_info.label, cell_info.error.as_deref());
