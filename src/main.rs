@@ -70,6 +70,7 @@ enum Command {
     /// Read every model under a folder and print corpus statistics.
     Scan(ScanArgs),
     /// Render the model to a PNG without a window (any wgpu adapter, software ones included).
+    #[cfg(feature = "viewer")]
     Render(RenderArgs),
 }
 
@@ -89,9 +90,10 @@ struct PoseArgs {
     /// Animation to pose: a clip name (`M1`), a sibling's file name, or a path.
     #[arg(long)]
     anim: Option<String>,
-    /// Frame (fractional) within the animation.
-    #[arg(long, default_value_t = 0.0)]
-    frame: f32,
+    /// Frame (fractional) within the animation; without --anim, the default clip (the one the
+    /// viewer plays first), named on stderr.
+    #[arg(long)]
+    frame: Option<f32>,
 }
 
 #[derive(Args)]
@@ -119,6 +121,7 @@ fn main() -> ExitCode {
         Some(Command::Info(args)) => run_info(&args),
         Some(Command::Export(args)) => run_export(&args),
         Some(Command::Scan(args)) => run_scan(&args),
+        #[cfg(feature = "viewer")]
         Some(Command::Render(args)) => run_render(&args),
         None => run_viewer(cli.path.as_deref(), &cli.viewer),
     };
@@ -169,27 +172,40 @@ fn run_info(args: &InfoArgs) -> Result<()> {
     Ok(())
 }
 
-/// Opens `file` and evaluates the pose the options ask for.
-fn posed(file: &Path, pose: &PoseArgs) -> Result<(Scene, Pose)> {
+/// Opens `file` and evaluates the pose the options ask for. `frames_asked`: a frame number
+/// was given (`--frame`, `--frames`), so without `--anim` the default clip plays, and its
+/// name goes to stderr.
+fn posed(file: &Path, pose: &PoseArgs, frames_asked: bool) -> Result<(Scene, Pose, Option<usize>, f32)> {
     let scene = open(file)?;
-    let (clip, time) = pose_time(&scene, pose)?;
-    let evaluated = Pose::at(&scene, clip, time);
-    Ok((scene, evaluated))
+    let (clip, time) = pose_time(&scene, pose, frames_asked)?;
+    if pose.anim.is_none()
+        && frames_asked
+        && let Some(c) = clip.and_then(|c| scene.clips.get(c))
+    {
+        eprintln!("posing the default clip '{}' (name another with --anim)", c.name);
+    }
+    let mut evaluated = Pose::default();
+    // Global-sequence tracks read the frame number too, so output stays reproducible.
+    evaluated.global_time = Some(pose.frame.unwrap_or(0.0));
+    evaluated.evaluate(&scene, clip, time);
+    Ok((scene, evaluated, clip, time))
 }
 
 /// The clip and clip time the options ask for; `--frame` counts from the clip's first frame
-/// (Quake II clips start mid-file).
-fn pose_time(scene: &Scene, pose: &PoseArgs) -> Result<(Option<usize>, f32)> {
+/// (Quake II clips start mid-file). Without `--anim`, a frame number poses the scene's first
+/// clip ([`Scene::first_clip`], the viewer's); with neither, the file's own clip or the rest pose.
+fn pose_time(scene: &Scene, pose: &PoseArgs, frames_asked: bool) -> Result<(Option<usize>, f32)> {
     let clip = match &pose.anim {
         Some(wanted) => Some(mdview::scene::resolve_clip(scene, wanted).map_err(|e| anyhow!(e))?),
+        None if frames_asked => scene.first_clip(),
         None => scene.default_clip,
     };
     let start = clip.and_then(|c| scene.clips.get(c)).map_or(0.0, |c| c.start);
-    Ok((clip, start + pose.frame))
+    Ok((clip, start + pose.frame.unwrap_or(0.0)))
 }
 
 fn run_export(args: &ExportArgs) -> Result<()> {
-    let (scene, pose) = posed(&args.file, &args.pose)?;
+    let (scene, pose, _, _) = posed(&args.file, &args.pose, args.pose.frame.is_some())?;
     mdview::export::obj::write(&scene, &pose, &args.output)
         .with_context(|| format!("writing {}", args.output.display()))?;
     for w in &scene.warnings {
@@ -208,6 +224,12 @@ fn run_scan(args: &ScanArgs) -> Result<()> {
     Ok(())
 }
 
+#[cfg(not(feature = "viewer"))]
+fn run_viewer(_path: Option<&Path>, _args: &ViewerArgs) -> Result<()> {
+    Err(anyhow!("this mdview was built without the viewer; use the info, export or scan subcommand"))
+}
+
+#[cfg(feature = "viewer")]
 fn run_viewer(path: Option<&Path>, args: &ViewerArgs) -> Result<()> {
     mdview::app::run(mdview::app::ViewerOptions {
         path: path.map(Path::to_path_buf),
@@ -220,6 +242,7 @@ fn run_viewer(path: Option<&Path>, args: &ViewerArgs) -> Result<()> {
     })
 }
 
+#[cfg(feature = "viewer")]
 #[derive(Args)]
 struct RenderArgs {
     /// A model file; with --sheet, a folder.
@@ -308,6 +331,7 @@ struct RenderArgs {
     repeat: Option<u32>,
 }
 
+#[cfg(feature = "viewer")]
 fn parse_render_size(s: &str) -> Result<[u32; 2], String> {
     let (w, h) = s.split_once(['x', 'X']).ok_or("expected WIDTHxHEIGHT, e.g. 1280x720")?;
     let w: u32 = w.trim().parse().map_err(|_| format!("bad width '{w}'"))?;
@@ -318,6 +342,7 @@ fn parse_render_size(s: &str) -> Result<[u32; 2], String> {
     Ok([w, h])
 }
 
+#[cfg(feature = "viewer")]
 fn parse_frames(s: &str) -> Result<(u32, u32), String> {
     let (start, end, inclusive) = match s.split_once("..=") {
         Some((a, b)) => (a, b, true),
@@ -335,6 +360,7 @@ fn parse_frames(s: &str) -> Result<(u32, u32), String> {
     }
 }
 
+#[cfg(feature = "viewer")]
 fn parse_background(s: &str) -> Result<[f32; 4], String> {
     if s.eq_ignore_ascii_case("transparent") {
         return Ok([0.0; 4]);
@@ -345,6 +371,7 @@ fn parse_background(s: &str) -> Result<[f32; 4], String> {
     Ok([channel(16), channel(8), channel(0), 1.0])
 }
 
+#[cfg(feature = "viewer")]
 fn parse_mask(s: &str) -> Result<u32, String> {
     let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         Some(hex) => u32::from_str_radix(hex, 16),
@@ -353,6 +380,7 @@ fn parse_mask(s: &str) -> Result<u32, String> {
     parsed.map_err(|_| format!("bad bit mask '{s}' (e.g. 0x02)"))
 }
 
+#[cfg(feature = "viewer")]
 fn run_render(args: &RenderArgs) -> Result<()> {
     use mdview::render::{Camera, Overlays, ViewParams, offscreen::OffscreenRenderer};
     let started = Instant::now();
@@ -368,7 +396,11 @@ fn run_render(args: &RenderArgs) -> Result<()> {
              or a .gif or .png name for an animation"
         ));
     }
-    let (scene, mut first_pose) = posed(&args.file, &args.pose)?;
+    let frames_asked = args.pose.frame.is_some() || args.frames.is_some();
+    let (mut scene, mut first_pose, first_clip, first_time) = posed(&args.file, &args.pose, frames_asked)?;
+    if !args.texture_dirs.is_empty() {
+        formats::resolve_images(&mut scene, &args.texture_dirs);
+    }
     let selected_node = match &args.select {
         None => None,
         Some(wanted) => Some(
@@ -390,7 +422,6 @@ fn run_render(args: &RenderArgs) -> Result<()> {
     }
     // Billboard bones face this camera.
     first_pose.view_from_model = Some(view.camera.view_from_world());
-    let (first_clip, first_time) = pose_time(&scene, &args.pose)?;
     first_pose.evaluate(&scene, first_clip, first_time);
     view.background = args.background;
     view.overlays = Overlays {
@@ -407,7 +438,7 @@ fn run_render(args: &RenderArgs) -> Result<()> {
     view.flag_bits = args.flag_bits;
     view.selected_node = selected_node;
 
-    let mut offscreen = OffscreenRenderer::new(&scene, &args.texture_dirs)?;
+    let mut offscreen = OffscreenRenderer::new(&scene)?;
     for m in &offscreen.report.materials {
         if let mdview::render::TextureSource::Fallback { reason } = &m.source {
             let name = m.texture.as_deref().unwrap_or("");
@@ -463,10 +494,13 @@ fn run_render(args: &RenderArgs) -> Result<()> {
         };
         let pattern = output.to_string_lossy().into_owned();
         let mut pose = first_pose;
-        for (number, camera, time) in &plan.frames {
-            view.camera = *camera;
+        for &(number, camera, time) in &plan.frames {
+            view.camera = camera;
             pose.view_from_model = Some(view.camera.view_from_world());
-            pose.evaluate(&scene, first_clip, *time);
+            // Global-sequence tracks read the frame's time in the clip too, so output stays
+            // reproducible.
+            pose.global_time = Some(time - plan.clip_start);
+            pose.evaluate(&scene, first_clip, time);
             let image = offscreen.render(&scene, &pose, &view)?;
             match &mut writer {
                 Some(writer) => writer.push(&image)?,
@@ -488,14 +522,18 @@ fn run_render(args: &RenderArgs) -> Result<()> {
 
 /// The frames of a sequence, turntable or animation: per frame its number, camera and clip
 /// time, and how long each is shown.
+#[cfg(feature = "viewer")]
 struct FramePlan {
     frames: Vec<(u32, mdview::render::Camera, f32)>,
     delay: mdview::render::animated::FrameDelay,
+    /// The clip time of frame 0.
+    clip_start: f32,
 }
 
 /// `--frames A..B` steps the clip one unit a frame, shown at the clip's rate. `--turntable N`
 /// orbits once in N steps; with `--anim` the clip plays once over the turn at its own rate,
 /// else the turn takes [`DEFAULT_TURN_SECONDS`](mdview::render::animated::DEFAULT_TURN_SECONDS).
+#[cfg(feature = "viewer")]
 fn frame_plan(
     args: &RenderArgs,
     scene: &Scene,
@@ -506,6 +544,8 @@ fn frame_plan(
 ) -> FramePlan {
     use mdview::render::animated::{DEFAULT_TURN_SECONDS, FrameDelay, turntable_cameras};
     let clip_info = clip.and_then(|c| scene.clips.get(c));
+    // Frames count from the clip's first frame, as --frame does.
+    let clip_start = first_time - args.pose.frame.unwrap_or(0.0);
     let rate = clip_info.map(|c| c.rate).filter(|r| r.is_finite() && *r > 0.0);
     if let Some(steps) = args.turntable {
         let cameras = turntable_cameras(bounds, &view.camera, steps, view.aspect());
@@ -515,16 +555,15 @@ fn frame_plan(
             _ => (0.0, DEFAULT_TURN_SECONDS / steps as f32),
         };
         let frames = cameras.into_iter().enumerate().map(|(i, c)| (i as u32, c, first_time + time_step * i as f32));
-        return FramePlan { frames: frames.collect(), delay: FrameDelay::from_seconds(delay) };
+        return FramePlan { frames: frames.collect(), delay: FrameDelay::from_seconds(delay), clip_start };
     }
     let (first, last) = args.frames.unwrap_or((0, 0));
-    // Frames count from the clip's first frame, as --frame does.
-    let start = first_time - args.pose.frame;
-    let frames = (first..=last).map(|f| (f, view.camera, start + f as f32)).collect();
-    FramePlan { frames, delay: FrameDelay::from_seconds(1.0 / rate.unwrap_or(15.0)) }
+    let frames = (first..=last).map(|f| (f, view.camera, clip_start + f as f32)).collect();
+    FramePlan { frames, delay: FrameDelay::from_seconds(1.0 / rate.unwrap_or(15.0)), clip_start }
 }
 
 /// `render DIR --sheet out.png`: every model under the folder in one grid image.
+#[cfg(feature = "viewer")]
 fn run_sheet(args: &RenderArgs, sheet_path: &Path) -> Result<()> {
     use mdview::render::offscreen::HeadlessGpu;
     use mdview::render::sheet::{self, SheetOptions};
@@ -544,7 +583,6 @@ fn run_sheet(args: &RenderArgs, sheet_path: &Path) -> Result<()> {
         background: args.background,
         yaw_deg: args.yaw,
         pitch_deg: args.pitch,
-        texture_dirs: args.texture_dirs.clone(),
     };
     let gpu = HeadlessGpu::new()?;
     if args.verbose {
@@ -565,7 +603,13 @@ fn run_sheet(args: &RenderArgs, sheet_path: &Path) -> Result<()> {
     let drawn = sheet::render_sheet(
         &gpu,
         &items,
-        |item| formats::open(&item.path).map_err(|e| e.reason()),
+        |item| {
+            let mut scene = formats::open(&item.path).map_err(|e| e.reason())?;
+            if !args.texture_dirs.is_empty() {
+                formats::resolve_images(&mut scene, &args.texture_dirs);
+            }
+            Ok(scene)
+        },
         &options,
         |done| bar.set_position(done as u64),
     )?;

@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use super::offscreen::{HeadlessGpu, unpremultiply};
 use super::{Camera, Renderer, SceneReport, ViewParams, label};
-use crate::formats::tpw::siblings::split_anim_stem;
+use crate::formats;
 use crate::scene::Scene;
 use crate::scene::anim::Pose;
 
@@ -44,20 +44,11 @@ pub struct SheetOptions {
     pub background: [f32; 4],
     pub yaw_deg: f32,
     pub pitch_deg: f32,
-    /// Extra folders to search for textures.
-    pub texture_dirs: Vec<PathBuf>,
 }
 
 impl Default for SheetOptions {
     fn default() -> Self {
-        Self {
-            cell: 256,
-            columns: None,
-            background: super::DEFAULT_BACKGROUND,
-            yaw_deg: 30.0,
-            pitch_deg: 20.0,
-            texture_dirs: Vec::new(),
-        }
+        Self { cell: 256, columns: None, background: super::DEFAULT_BACKGROUND, yaw_deg: 30.0, pitch_deg: 20.0 }
     }
 }
 
@@ -115,25 +106,14 @@ pub fn grid(count: usize, columns: Option<u32>) -> (u32, u32) {
     (columns, count.div_ceil(columns))
 }
 
-/// The models under `dir` (recursively, sorted), one per model: a TPW animation file
-/// (`<base>M<n>.md2`) whose base model is beside it belongs to that model and gets no cell.
+/// The models under `dir` (recursively), one per model as [`formats::group_models`] groups
+/// them (a TPW animation file goes with its base model and gets no cell), sorted by path so
+/// each folder's models stay together.
 pub fn models_under(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let files = crate::scan::model_files(dir)?;
-    let key = |p: &Path| {
-        let stem = p.file_stem().map(|s| s.to_string_lossy().to_lowercase()).unwrap_or_default();
-        (p.parent().map(Path::to_path_buf), stem)
-    };
-    let present: std::collections::HashSet<(Option<PathBuf>, String)> = files.iter().map(|p| key(p)).collect();
-    Ok(files
-        .iter()
-        .filter(|p| {
-            let is_md2 = p.extension().is_some_and(|e| e.eq_ignore_ascii_case("md2"));
-            let stem = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-            let base = if is_md2 { split_anim_stem(&stem) } else { None };
-            !base.is_some_and(|(b, _)| present.contains(&(p.parent().map(Path::to_path_buf), b.to_lowercase())))
-        })
-        .cloned()
-        .collect())
+    let mut models: Vec<PathBuf> =
+        formats::group_models(crate::scan::model_files(dir)?).into_iter().map(|g| g.model).collect();
+    models.sort_by_key(|p| (p.to_string_lossy().to_lowercase(), p.clone()));
+    Ok(models)
 }
 
 /// Sheet items for `paths`, labelled with their path below `root` (`/`-separated).
@@ -164,7 +144,7 @@ pub fn render_thumbnail(
     scene: &Scene,
     options: &SheetOptions,
 ) -> Result<(RgbaImage, SceneReport)> {
-    let report = renderer.load_scene(scene, &options.texture_dirs);
+    let report = renderer.load_scene(scene);
     let clip = scene.default_clip;
     let start = clip.and_then(|c| scene.clips.get(c)).map_or(0.0, |c| c.start);
     let mut pose = Pose::at(scene, clip, start);
