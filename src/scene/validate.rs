@@ -263,8 +263,22 @@ fn channel_problem(
     };
     match channel {
         Channel::NodeRotation { node, .. }
-        | Channel::NodeTranslation { node, .. }
+        | Channel::NodeRotationEased { node, .. }
+        | Channel::NodePosition { node, .. }
+        | Channel::NodeAxisScale { node, .. }
+        | Channel::NodePathProgress { node, .. }
         | Channel::NodeVisibility { node, .. } => out_of_range("node", *node, nodes),
+        Channel::VertexFrames { mesh, times, vertex_count, positions, .. } => out_of_range("mesh", *mesh, meshes)
+            .or_else(|| {
+                let sources = source_counts.get(*mesh).copied().unwrap_or(0);
+                if *vertex_count != sources {
+                    Some(format!("{vertex_count} vertices a frame for a mesh of {sources}"))
+                } else if times.len().checked_mul(*vertex_count) != Some(positions.len()) {
+                    Some(format!("{} positions for {} frames of {vertex_count}", positions.len(), times.len()))
+                } else {
+                    None
+                }
+            }),
         Channel::VertexMorph { mesh, blocks } => out_of_range("mesh", *mesh, meshes).or_else(|| {
             let sources = source_counts.get(*mesh).copied().unwrap_or(0);
             blocks
@@ -274,7 +288,7 @@ fn channel_problem(
                 .map(|v| format!("morph vertex {v} out of range (there are {sources})"))
         }),
         Channel::PackedFrames(packed) => out_of_range("mesh", packed.mesh, meshes),
-        Channel::UvRamp { mesh, .. } => out_of_range("mesh", *mesh, meshes),
+        Channel::UvKeys { mesh, .. } => out_of_range("mesh", *mesh, meshes),
         Channel::BoneFrames { skeleton, .. } => out_of_range("skeleton", *skeleton, joints.len()),
         Channel::BoneTracks { skeleton, joints: tracks } => {
             out_of_range("skeleton", *skeleton, joints.len()).or_else(|| {
