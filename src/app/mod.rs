@@ -16,6 +16,7 @@
 
 pub mod loader;
 pub mod panel;
+pub mod sheet;
 pub mod state;
 pub mod timeline;
 pub mod viewport;
@@ -50,6 +51,8 @@ pub struct ViewerOptions {
     /// Benchmark: step to the next model this many times, each as soon as the previous one is
     /// on screen, printing how long each took from the (simulated) key press.
     pub bench_steps: Option<u32>,
+    /// Start in the sheet view (thumbnails of the folder) instead of the 3D view.
+    pub sheet: bool,
 }
 
 /// Events other threads send to the event loop.
@@ -114,6 +117,8 @@ pub struct Viewer {
     pub viewport_px: [u32; 2],
     /// Per material, what the renderer did with its texture.
     pub texture_report: Option<crate::render::SceneReport>,
+    /// The "Sheet" view of the folder's thumbnails, shown instead of the 3D view when open.
+    pub sheet: sheet::SheetView,
     recent_path: Option<PathBuf>,
 }
 
@@ -132,6 +137,7 @@ impl Viewer {
             drop_hover: false,
             viewport_px: [1, 1],
             texture_report: None,
+            sheet: sheet::SheetView::default(),
             recent_path,
         }
     }
@@ -161,7 +167,11 @@ impl Viewer {
         timeline::timeline_ui(ui, self);
         panel::files_ui(ui, self);
         panel::inspector_ui(ui, self);
-        viewport::viewport_ui(ui, self, viewport_texture);
+        if self.sheet.open {
+            sheet::sheet_ui(ui, self);
+        } else {
+            viewport::viewport_ui(ui, self, viewport_texture);
+        }
         if self.show_help {
             panel::help_ui(ui.ctx(), &mut self.show_help);
         }
@@ -196,6 +206,9 @@ impl Viewer {
             }
             if i.key_pressed(Key::F) {
                 self.actions.push(Action::FrameModel);
+            }
+            if i.key_pressed(Key::S) {
+                self.sheet.open = !self.sheet.open;
             }
             if i.key_pressed(Key::R) {
                 self.actions.push(Action::ResetCamera);
@@ -320,12 +333,14 @@ impl App {
         let egui_ctx = egui::Context::default();
         panel::setup_style(&egui_ctx);
         let bench_left = options.bench_steps;
+        let mut viewer = Viewer::new(Recent::default_path());
+        viewer.sheet.open = options.sheet;
         App {
             options,
             proxy,
             egui_ctx,
             gfx: None,
-            viewer: Viewer::new(Recent::default_path()),
+            viewer,
             loader,
             fatal: None,
             last_frame: Instant::now(),
@@ -646,6 +661,7 @@ impl App {
             full_output.textures_delta.clear();
             return;
         };
+        self.viewer.sheet.pump(&gfx.device, &gfx.queue, gfx.viewport.sample_count(), &self.egui_ctx);
 
         // The pose follows the timeline, which playback, keys and scrubbing all move; billboard
         // bones face the camera.
@@ -683,9 +699,10 @@ impl App {
         let screen =
             egui_wgpu::ScreenDescriptor { size_in_pixels: [gfx.config.width, gfx.config.height], pixels_per_point };
 
+        // In the sheet view, the screenshot also waits for the thumbnails.
         let want_shot = self.frames_since_ready.is_some_and(|n| {
             self.options.screenshot.is_some() && n >= self.options.screenshot_after_frames.unwrap_or(30)
-        });
+        }) && !self.viewer.sheet.busy();
         if want_shot && let Some(path) = self.options.screenshot.clone() {
             let result = capture_window(gfx, &paint_jobs, &screen)
                 .ok_or_else(|| anyhow!("could not read the window back from the GPU"))
@@ -747,6 +764,9 @@ impl App {
         let playing = self.viewer.session.doc.as_ref().is_some_and(|d| d.timeline.playing);
         let delay = if playing || self.options.screenshot.is_some() {
             Duration::ZERO
+        } else if self.viewer.sheet.busy() {
+            // Thumbnails arrive from the decoders without an event; look for them soon.
+            repaint_delay.min(Duration::from_millis(30))
         } else if self.viewer.session.pending.is_some() {
             // Only the spinner moves, and most models arrive before it would show: draw it
             // at 4 fps, so that when the model arrives the loop is idle and draws it at once

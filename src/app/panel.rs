@@ -48,6 +48,10 @@ pub fn toolbar_ui(ui: &mut Ui, viewer: &mut Viewer) {
             }
             recent_menu_ui(ui, viewer);
             ui.separator();
+            let sheet_hint = "S: the folder's models as thumbnails; click one to open it";
+            ui.add_enabled_ui(viewer.session.folder.is_some(), |ui| {
+                ui.toggle_value(&mut viewer.sheet.open, "Sheet").on_hover_text(sheet_hint);
+            });
             let d = &mut viewer.display;
             ui.toggle_value(&mut d.textured, "Textures").on_hover_text("T");
             ui.toggle_value(&mut d.lit, "Lighting").on_hover_text("L");
@@ -719,6 +723,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Ctrl+O", "open a model"),
     ("Ctrl+Shift+O", "open a folder"),
     ("PageDown / PageUp", "next / previous model in the folder"),
+    ("S", "sheet: the folder's models as thumbnails (click one to open it)"),
     ("Space", "play / pause"),
     (", and .", "previous / next frame"),
     ("Home / End", "first / last frame"),

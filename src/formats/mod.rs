@@ -59,6 +59,16 @@ pub enum OpenError {
     Decode { path: String, source: DecodeError },
 }
 
+impl OpenError {
+    /// The reason without the path, for places that show the path already (sheet cells).
+    pub fn reason(&self) -> String {
+        match self {
+            OpenError::Io { source, .. } => source.to_string(),
+            OpenError::Decode { source, .. } => source.to_string(),
+        }
+    }
+}
+
 /// Decodes bytes of a detected format on their own, without looking for sibling files.
 pub fn decode_bytes(data: &[u8]) -> DecodeResult<Scene> {
     let mut scene = match detect(data)? {

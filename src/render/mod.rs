@@ -40,12 +40,15 @@
 //! counter-clockwise. Depth is reversed (near = 1, far = 0) in a 32-bit float buffer, for
 //! precision at any zoom. Colours in [`ViewParams`] are sRGB with straight alpha.
 
+pub mod animated;
 pub mod camera;
 pub mod gpu;
+pub mod label;
 pub mod offscreen;
 pub mod overlays;
 mod pipelines;
 mod resources;
+pub mod sheet;
 pub mod textures;
 
 use std::collections::HashMap;
