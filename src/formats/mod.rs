@@ -13,6 +13,8 @@ pub mod quake2;
 pub mod quake_axes;
 pub mod reader;
 pub mod tpw;
+pub mod wad;
+pub mod wct;
 
 use std::path::Path;
 
