@@ -4,8 +4,10 @@
 //! - **Resolution.** A name is tried in each folder in order (the model's folder, a `textures/`
 //!   folder beside it, then folders the user adds). Within a folder the comparison ignores case,
 //!   and the name is tried as given, then with its extension swapped for `.png`, `.tga`, `.bmp`
-//!   and `.pcx`. Names that carry a path (`models/tank/skin.pcx`, `data\\foo.tga`) are tried by
-//!   their base name, which is the Quake II fallback.
+//!   and `.pcx` (a TPW `.tga` or bare name tries `.wct` first). Folders may be directories
+//!   inside `.wad` archives (see [`crate::formats::vfs`]). Names that carry a path
+//!   (`models/tank/skin.pcx`, `data\\foo.tga`) are tried by their base name, which is the
+//!   Quake II fallback.
 //! - **Fallback.** A name that resolves nowhere, or a file that fails to decode, gets the engine's
 //!   own answer: a deterministic 64x64 brown noise tile like TPW's `NotFound.tga`. That is never
 //!   an error; the load report says what happened.
@@ -22,7 +24,7 @@ use image::{Rgba, RgbaImage};
 pub const FALLBACK_SIZE: u32 = 64;
 
 /// Extensions tried for a texture name, in order of preference.
-pub const IMAGE_EXTENSIONS: [&str; 7] = ["png", "tga", "bmp", "pcx", "jpg", "jpeg", "blp"];
+pub const IMAGE_EXTENSIONS: [&str; 8] = ["png", "tga", "bmp", "pcx", "jpg", "jpeg", "blp", "wct"];
 
 /// The engine's fallback for an unresolved texture: a 64x64 brown noise tile. Deterministic
 /// (a fixed-seed integer hash per texel), so golden images that show it stay stable.
@@ -84,15 +86,54 @@ pub fn classify_alpha(image: &RgbaImage) -> SeeThroughKind {
 }
 
 /// The folders searched for a model's textures, in order: the model's folder, a `textures/`
-/// folder beside it, then `extra` (folders the user added).
+/// folder beside it, then `extra` (folders the user added). For a model inside a `.wad`
+/// archive, [`archive_search_dirs`] comes first.
 pub fn search_dirs(model_path: Option<&Path>, extra: &[PathBuf]) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
-    if let Some(parent) = model_path.and_then(Path::parent) {
+    let member = model_path.and_then(crate::formats::wad::path::split_member_path);
+    if let Some(member) = &member {
+        dirs.extend(archive_search_dirs(member));
+    }
+    let loose = member.as_ref().map(|m| m.archive.as_path()).or(model_path);
+    if let Some(parent) = loose.and_then(Path::parent) {
         let parent = if parent.as_os_str().is_empty() { Path::new(".") } else { parent };
         dirs.push(parent.to_path_buf());
         dirs.push(parent.join("textures"));
     }
     dirs.extend(extra.iter().cloned());
+    dirs
+}
+
+/// Where TPW keeps textures for a model inside an archive: the same archive's `textures\`
+/// then `stexture\` (the low-detail set) and the model's own directory; then the theme's shared
+/// texture archives beside it (`sharetex.wad`, then `ssharete.wad`); then the other archives
+/// of that folder, in name order. Loose files come after (see [`search_dirs`]).
+pub fn archive_search_dirs(member: &crate::formats::wad::path::MemberPath) -> Vec<PathBuf> {
+    let in_archive = |archive: &Path| {
+        let join = |dir: &str| crate::formats::vfs::join_member(archive, dir);
+        vec![join("textures"), join("stexture"), archive.to_path_buf()]
+    };
+    let mut dirs = in_archive(&member.archive);
+    if let Some((dir, _)) = member.member.rsplit_once('/') {
+        dirs.insert(2, crate::formats::vfs::join_member(&member.archive, dir));
+    }
+    let folder = member.archive.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut others: Vec<PathBuf> = crate::formats::vfs::list_files(folder)
+        .into_iter()
+        .filter(|p| crate::formats::wad::path::has_wad_extension(p) && *p != member.archive)
+        .collect();
+    others.sort_by_key(|p| {
+        let name = p.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
+        let rank = match name.as_str() {
+            "sharetex.wad" => 0,
+            "ssharete.wad" => 1,
+            _ => 2,
+        };
+        (rank, name)
+    });
+    for other in others {
+        dirs.extend(in_archive(&other));
+    }
     dirs
 }
 
@@ -134,20 +175,13 @@ impl TextureResolver {
     fn listing(&mut self, dir: &Path) -> &HashMap<String, PathBuf> {
         self.listings.entry(dir.to_path_buf()).or_insert_with(|| {
             let mut files = HashMap::new();
-            if let Ok(entries) = std::fs::read_dir(dir) {
-                for entry in entries.flatten() {
-                    let is_file = entry.file_type().map(|t| t.is_file() || t.is_symlink()).unwrap_or(false);
-                    if is_file {
-                        let lower = entry.file_name().to_string_lossy().to_lowercase();
-                        // Keep the first of two names that differ only in case: listing order
-                        // is not stable, so prefer the one that sorts first.
-                        let path = entry.path();
-                        files
-                            .entry(lower)
-                            .and_modify(|p: &mut PathBuf| *p = p.clone().min(path.clone()))
-                            .or_insert(path);
-                    }
-                }
+            // Through the archive seam: a folder may be a directory inside a `.wad`.
+            for path in crate::formats::vfs::list_files(dir) {
+                let Some(name) = path.file_name() else { continue };
+                let lower = name.to_string_lossy().to_lowercase();
+                // Keep the first of two names that differ only in case: listing order
+                // is not stable, so prefer the one that sorts first.
+                files.entry(lower).and_modify(|p: &mut PathBuf| *p = p.clone().min(path.clone())).or_insert(path);
             }
             files
         })
@@ -155,8 +189,9 @@ impl TextureResolver {
 }
 
 /// Lower-cased file names to look for, best first: the base name as given when it already
-/// names an image, then the stem with each known extension. An unknown extension (`.wct`) is
-/// also kept as part of the stem, in case the art was saved as `name.wct.png`.
+/// names an image (or the `.wct` for a `.tga` or bare name, as TPW means it), then the stem
+/// with each known extension. An unknown extension is also kept as part of the stem, in case
+/// the art was saved as `name.ext.png`.
 fn candidate_file_names(name: &str) -> Vec<String> {
     let base = name.rsplit(['/', '\\']).next().unwrap_or("").trim().to_lowercase();
     if base.is_empty() {
@@ -167,6 +202,10 @@ fn candidate_file_names(name: &str) -> Vec<String> {
         _ => (base.clone(), None),
     };
     let mut out = Vec::new();
+    // TPW writes `.tga` (or nothing) where the install has a `.wct` of that name.
+    if extension.as_deref().is_none_or(|e| e == "tga") {
+        out.push(format!("{stem}.wct"));
+    }
     let known = extension.as_deref().is_some_and(|e| IMAGE_EXTENSIONS.contains(&e));
     if known {
         out.push(base.clone());
@@ -179,14 +218,22 @@ fn candidate_file_names(name: &str) -> Vec<String> {
             out.push(format!("{base}.{ext}"));
         }
     }
-    out.dedup();
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|name| seen.insert(name.clone()));
     out
 }
 
 /// Decodes an image file to RGBA8. The content decides the format (the extension is only a
 /// hint); PCX, which the `image` crate lacks, is decoded here.
 pub fn load_image(path: &Path) -> Result<RgbaImage> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = crate::formats::vfs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    // WCT has no magic bytes: the extension says to try it, the header's shape confirms.
+    let is_wct_name = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("wct"));
+    if is_wct_name && crate::formats::wct::looks_like_wct(&bytes) {
+        let wct = crate::formats::wct::decode(&bytes).map_err(|e| anyhow!(e))?;
+        return RgbaImage::from_raw(wct.width, wct.height, wct.rgba)
+            .ok_or_else(|| anyhow!("WCT {} decoded to the wrong size", path.display()));
+    }
     if bytes.first() == Some(&0x0a) && bytes.get(2) == Some(&1) {
         return decode_pcx(&bytes).with_context(|| format!("decoding PCX {}", path.display()));
     }
@@ -285,13 +332,25 @@ mod tests {
     fn candidates_try_known_extensions_case_insensitively() {
         assert_eq!(
             candidate_file_names("Palm01"),
-            ["palm01.png", "palm01.tga", "palm01.bmp", "palm01.pcx", "palm01.jpg", "palm01.jpeg", "palm01.blp"]
+            [
+                "palm01.wct",
+                "palm01.png",
+                "palm01.tga",
+                "palm01.bmp",
+                "palm01.pcx",
+                "palm01.jpg",
+                "palm01.jpeg",
+                "palm01.blp"
+            ]
         );
+        // A `.tga` name means the `.wct` of that name first.
+        assert_eq!(candidate_file_names("Sea.TGA").first().map(String::as_str), Some("sea.wct"));
         let q2 = candidate_file_names("models/monsters/tank/Skin.PCX");
         assert_eq!(q2.first().map(String::as_str), Some("skin.pcx"));
         assert!(q2.contains(&"skin.png".to_string()));
         let wct = candidate_file_names("sea.wct");
-        assert!(wct.contains(&"sea.png".to_string()) && wct.contains(&"sea.wct.png".to_string()));
+        assert_eq!(wct.first().map(String::as_str), Some("sea.wct"));
+        assert!(wct.contains(&"sea.png".to_string()));
         assert!(candidate_file_names("").is_empty());
     }
 

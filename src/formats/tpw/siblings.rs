@@ -1,5 +1,6 @@
 //! TPW animation files sit beside their model as `<base>M<n>.MD2`. This finds a model's
-//! animations (case-insensitively, sorted by `n` numerically) and an animation's base model.
+//! animations (case-insensitively, sorted by `n` numerically) and an animation's base model,
+//! in a folder on disk or a directory inside a `.wad` archive.
 
 use std::path::{Path, PathBuf};
 
@@ -25,8 +26,8 @@ fn folder_files(path: &Path) -> Vec<PathBuf> {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
-    entries.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file() && is_md2(p)).collect()
+    // Through the archive seam, so a model inside a `.wad` finds its animations there.
+    crate::formats::vfs::list_files(&dir).into_iter().filter(|p| is_md2(p)).collect()
 }
 
 /// The animation files of the model at `base`, sorted by their number (M2 before M10).
