@@ -5,6 +5,7 @@
 //! the CLI know only that scene.
 
 pub mod app;
+pub mod archive;
 pub mod demo;
 pub mod export;
 pub mod formats;

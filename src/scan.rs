@@ -75,7 +75,13 @@ enum Decoded {
     Other(FormatKind),
 }
 
-/// Every model-like file under `dir`, recursively, sorted.
+fn is_model_name(path: &Path) -> bool {
+    path.extension().is_some_and(|e| MODEL_EXTENSIONS.iter().any(|m| e.eq_ignore_ascii_case(m)))
+}
+
+/// Every model-like file under `dir`, recursively, sorted; `.wad` archives are walked like
+/// folders, so their members come back as paths through the archive. An archive that cannot
+/// be read is listed itself, so the scan reports why.
 pub fn model_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -84,8 +90,13 @@ pub fn model_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
             let path = entry?.path();
             if path.is_dir() {
                 stack.push(path);
-            } else if path.extension().is_some_and(|e| MODEL_EXTENSIONS.iter().any(|m| e.eq_ignore_ascii_case(m))) {
+            } else if is_model_name(&path) {
                 out.push(path);
+            } else if formats::wad::path::has_wad_extension(&path) {
+                match formats::vfs::archive(&path) {
+                    Ok(_) => archive_models(&path, &mut out),
+                    Err(_) => out.push(path),
+                }
             }
         }
     }
@@ -93,11 +104,24 @@ pub fn model_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// The model members of an archive, through every directory inside it.
+fn archive_models(archive: &Path, out: &mut Vec<PathBuf>) {
+    let mut stack = vec![archive.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        out.extend(formats::vfs::list_files(&dir).into_iter().filter(|p| is_model_name(p)));
+        stack.extend(formats::vfs::list_dirs(&dir));
+    }
+}
+
 /// A file's size and decoded content, or why it failed.
 type DecodedFile = Result<(u64, Decoded), String>;
 
 fn decode_path(path: &Path) -> DecodedFile {
-    let data = std::fs::read(path).map_err(|e| e.to_string())?;
+    if formats::wad::path::has_wad_extension(path) {
+        // Listed itself only when it cannot be read as an archive: say why.
+        return Err(formats::vfs::archive(path).err().map_or_else(|| "archive".to_string(), |e| e.to_string()));
+    }
+    let data = formats::vfs::read(path).map_err(|e| e.to_string())?;
     let size = data.len() as u64;
     let kind = formats::detect(&data).map_err(|e: DecodeError| e.to_string())?;
     let decoded = match kind {
