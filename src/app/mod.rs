@@ -423,7 +423,7 @@ impl App {
                 self.frames_since_ready.get_or_insert(0);
             }
         }
-        if path.is_dir() {
+        if path.is_dir() || crate::formats::vfs::is_archive(path) {
             self.viewer.save_recent();
         }
     }
@@ -446,9 +446,15 @@ impl App {
             let path = if folder {
                 dialog.pick_folder()
             } else {
-                let extensions: Vec<String> =
-                    state::MODEL_EXTENSIONS.iter().flat_map(|e| [e.to_string(), e.to_uppercase()]).collect();
-                dialog.add_filter("Models (md2, mdr, m2)", &extensions).add_filter("All files", &["*"]).pick_file()
+                let extensions: Vec<String> = state::MODEL_EXTENSIONS
+                    .iter()
+                    .chain(&["wad"])
+                    .flat_map(|e| [e.to_string(), e.to_uppercase()])
+                    .collect();
+                dialog
+                    .add_filter("Models and TPW archives (md2, mdr, m2, wad)", &extensions)
+                    .add_filter("All files", &["*"])
+                    .pick_file()
             };
             let _ = proxy.send_event(UserEvent::Picked { path, folder, elapsed: started.elapsed() });
         });
