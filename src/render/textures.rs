@@ -107,11 +107,22 @@ pub fn search_dirs(model_path: Option<&Path>, extra: &[PathBuf]) -> Vec<PathBuf>
 /// Where TPW keeps textures for a model inside an archive: the same archive's `textures\`
 /// then `stexture\` (the low-detail set) and the model's own directory; then the theme's shared
 /// texture archives beside it (`sharetex.wad`, then `ssharete.wad`); then the other archives
-/// of that folder, in name order. Loose files come after (see [`search_dirs`]).
+/// of that folder, in name order. Within each archive, its other directories follow those.
+/// Loose files come after (see [`search_dirs`]).
 pub fn archive_search_dirs(member: &crate::formats::wad::path::MemberPath) -> Vec<PathBuf> {
+    // Each archive: `textures\`, `stexture\`, its root, then every other directory in it.
     let in_archive = |archive: &Path| {
         let join = |dir: &str| crate::formats::vfs::join_member(archive, dir);
-        vec![join("textures"), join("stexture"), archive.to_path_buf()]
+        let mut dirs = vec![join("textures"), join("stexture"), archive.to_path_buf()];
+        let mut pending = crate::formats::vfs::list_dirs(archive);
+        pending.sort();
+        while let Some(dir) = pending.pop() {
+            pending.extend(crate::formats::vfs::list_dirs(&dir));
+            if !dirs.contains(&dir) {
+                dirs.push(dir);
+            }
+        }
+        dirs
     };
     let mut dirs = in_archive(&member.archive);
     if let Some((dir, _)) = member.member.rsplit_once('/') {

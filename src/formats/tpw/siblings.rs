@@ -71,9 +71,14 @@ pub fn clip_name(anim: &Path, base: Option<&Path>) -> String {
 
 /// Whether two paths name the same file (by canonical path, falling back to the name).
 pub fn same_file(a: &Path, b: &Path) -> bool {
+    use crate::formats::wad::path::split_member_path;
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(x), Ok(y)) => x == y,
-        _ => a == b,
+        // Members of an archive: names inside it compare without case, as the game reads them.
+        _ => match (split_member_path(a), split_member_path(b)) {
+            (Some(x), Some(y)) => same_file(&x.archive, &y.archive) && x.member.eq_ignore_ascii_case(&y.member),
+            _ => a == b,
+        },
     }
 }
 
