@@ -545,7 +545,14 @@ impl App {
         let doc_path = self.viewer.session.doc.as_ref().map(|d| d.path.clone());
         let (dir, stem) = match &doc_path {
             Some(p) => (
-                p.parent().map(Path::to_path_buf).unwrap_or_default(),
+                // A model inside an archive saves beside the archive.
+                crate::formats::wad::path::split_member_path(p)
+                    .map(|m| m.archive)
+                    .as_deref()
+                    .unwrap_or(p)
+                    .parent()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_default(),
                 p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "mdview".into()),
             ),
             None => (PathBuf::from("."), "mdview".to_string()),

@@ -764,7 +764,7 @@ fn info_ui(ui: &mut Ui, doc: &Document, timing: Option<super::OpenTiming>) {
 
 /// Every key, in a window toggled with F1.
 pub const KEYS: &[(&str, &str)] = &[
-    ("Ctrl+O", "open a model"),
+    ("Ctrl+O", "open a model or .wad archive"),
     ("Ctrl+Shift+O", "open a folder"),
     ("PageDown / PageUp", "next / previous model in the folder"),
     ("Space", "play / pause"),

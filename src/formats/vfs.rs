@@ -60,6 +60,13 @@ pub fn archive(path: &Path) -> io::Result<Arc<WadArchive>> {
     Ok(archive)
 }
 
+/// Forgets every opened archive, so the next read starts cold (benchmarks, tests).
+pub fn clear_cache() {
+    if let Ok(mut guard) = CACHE.lock() {
+        *guard = None;
+    }
+}
+
 /// Whether `path` is a `.wad` archive on disk (checked by extension and magic).
 pub fn is_archive(path: &Path) -> bool {
     has_wad_extension(path)
