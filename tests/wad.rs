@@ -94,7 +94,8 @@ fn a_member_opens_with_its_siblings_like_the_loose_file() {
     assert_eq!(anim.default_clip.and_then(|c| anim.clips.get(c)).map(|c| c.name.as_str()), Some("M2"));
     // And through the command line, for export too.
     let obj = dir.join("gate.obj");
-    let out = mdview(&["export", member.to_str().unwrap(), "-o", obj.to_str().unwrap(), "--anim", "M1", "--frame", "30"]);
+    let out =
+        mdview(&["export", member.to_str().unwrap(), "-o", obj.to_str().unwrap(), "--anim", "M1", "--frame", "30"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(std::fs::read_to_string(&obj).unwrap().contains("\nf "));
     let out = mdview(&["info", dir.join("data/jungle.wad/models/none.MD2").to_str().unwrap()]);
@@ -115,7 +116,10 @@ fn textures_follow_the_archive_search_order() {
     // The same archive's stexture\ (no textures\ there).
     assert_eq!(resolved(&mut resolver, "gate_wood.tga", &data).as_deref(), Some("jungle.wad/stexture/gate_wood.wct"));
     // sharetex.wad before ssharete.wad.
-    assert_eq!(resolved(&mut resolver, "STONE_BLOCKS", &data).as_deref(), Some("sharetex.wad/textures/stone_blocks.wct"));
+    assert_eq!(
+        resolved(&mut resolver, "STONE_BLOCKS", &data).as_deref(),
+        Some("sharetex.wad/textures/stone_blocks.wct")
+    );
     assert_eq!(resolved(&mut resolver, "only_here", &data).as_deref(), Some("ssharete.wad/textures/only_here.wct"));
     // Then the folder's other archives, then loose files.
     assert_eq!(resolved(&mut resolver, "far.tga", &data).as_deref(), Some("aaa_other.wad/x/far.wct"));

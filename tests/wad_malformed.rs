@@ -83,7 +83,8 @@ fn damaged_archives_fail_cleanly_and_keep_their_good_members() {
 }
 
 fn texture_fixtures() -> Vec<(String, Vec<u8>)> {
-    let picture: Vec<u8> = (0..24 * 20).flat_map(|i: u32| [(i * 7) as u8, (i * 3) as u8, 90, (i % 255) as u8]).collect();
+    let picture: Vec<u8> =
+        (0..24 * 20).flat_map(|i: u32| [(i * 7) as u8, (i * 3) as u8, 90, (i % 255) as u8]).collect();
     let mut out = Vec::new();
     for (name, coding, alpha, full_scale) in [
         ("bilz alpha", ChunkCoding::Bilz, true, true),
@@ -97,7 +98,9 @@ fn texture_fixtures() -> Vec<(String, Vec<u8>)> {
     // And the demo's own textures, as the archive holds them.
     let wad = park_wad();
     let index = read_index(&wad).unwrap();
-    for entry in index.entries.iter().filter(|e| e.path.ends_with("palm_leaves.wct") || e.path.ends_with("isle_sand.wct")) {
+    for entry in
+        index.entries.iter().filter(|e| e.path.ends_with("palm_leaves.wct") || e.path.ends_with("isle_sand.wct"))
+    {
         out.push((entry.path.clone(), read_entry(&wad, entry).unwrap()));
     }
     out

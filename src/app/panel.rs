@@ -195,10 +195,12 @@ pub fn files_ui(ui: &mut Ui, viewer: &mut Viewer) {
                 } else {
                     format!("{}  ({} anim)", entry.name, entry.animations.len())
                 };
-                let response = ui.horizontal(|ui| {
-                    ui.add_space(indent);
-                    ui.selectable_label(current, label)
-                }).inner;
+                let response = ui
+                    .horizontal(|ui| {
+                        ui.add_space(indent);
+                        ui.selectable_label(current, label)
+                    })
+                    .inner;
                 if current && viewer.session.pending.is_none() {
                     // Keep the current entry in view while stepping with the keyboard.
                     if doc_path.as_ref().is_some_and(|p| folder.index_of(p) == Some(index)) {

@@ -92,7 +92,12 @@ pub fn open_with(path: &Path, picks: &[Pick]) -> Result<Scene, OpenError> {
     // Through the archive seam: a path may lead into a `.wad` (`x.wad/models/gate.MD2`).
     let data = vfs::read(path).map_err(|source| OpenError::Io { path: display.clone(), source })?;
     if wad::is_wad(&data) {
-        let source = DecodeError::invalid(wad::FORMAT, "magic", 0, "a WAD archive is a folder of models: open a member (ARCHIVE.wad/dir/model.md2) or list it with `mdview info`");
+        let source = DecodeError::invalid(
+            wad::FORMAT,
+            "magic",
+            0,
+            "a WAD archive is a folder of models: open a member (ARCHIVE.wad/dir/model.md2) or list it with `mdview info`",
+        );
         return Err(OpenError::Decode { path: display, source });
     }
     let kind = detect(&data).map_err(|source| OpenError::Decode { path: display.clone(), source })?;

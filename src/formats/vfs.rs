@@ -50,10 +50,9 @@ pub fn archive(path: &Path) -> io::Result<Arc<WadArchive>> {
     let archive = Arc::new(WadArchive::from_bytes(std::fs::read(path)?).map_err(invalid)?);
     if let Ok(mut guard) = CACHE.lock() {
         let (clock, map) = guard.get_or_insert_with(|| (0, HashMap::new()));
-        if map.len() >= CACHE_SIZE && !map.contains_key(path) {
-            if let Some(oldest) = map.iter().min_by_key(|(_, c)| c.used).map(|(p, _)| p.clone()) {
-                map.remove(&oldest);
-            }
+        let full = map.len() >= CACHE_SIZE && !map.contains_key(path);
+        if let Some(oldest) = map.iter().filter(|_| full).min_by_key(|(_, c)| c.used).map(|(p, _)| p.clone()) {
+            map.remove(&oldest);
         }
         map.insert(path.to_path_buf(), Cached { stamp, archive: archive.clone(), used: *clock });
     }
@@ -142,9 +141,7 @@ pub fn list_files(dir: &Path) -> Vec<PathBuf> {
 pub fn list_dirs(dir: &Path) -> Vec<PathBuf> {
     match folder(dir) {
         Some(Folder::Disk(dir)) => std::fs::read_dir(dir)
-            .map(|entries| {
-                entries.filter_map(|e| e.ok()).filter(|e| e.path().is_dir()).map(|e| e.path()).collect()
-            })
+            .map(|entries| entries.filter_map(|e| e.ok()).filter(|e| e.path().is_dir()).map(|e| e.path()).collect())
             .unwrap_or_default(),
         Some(Folder::Archive { archive: path, dir: inner }) => match archive(&path) {
             Ok(wad) => {

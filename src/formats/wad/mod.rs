@@ -238,10 +238,7 @@ impl WadIndex {
             let rest = if dir.is_empty() {
                 Some(entry.path.as_str())
             } else {
-                lower
-                    .strip_prefix(&dir)
-                    .and_then(|r| r.strip_prefix('/'))
-                    .and_then(|_| entry.path.get(dir.len() + 1..))
+                lower.strip_prefix(&dir).and_then(|r| r.strip_prefix('/')).and_then(|_| entry.path.get(dir.len() + 1..))
             };
             let Some(rest) = rest else { continue };
             match rest.split_once('/') {
@@ -296,11 +293,8 @@ pub fn read_entry(data: &[u8], entry: &WadEntry) -> DecodeResult<Vec<u8>> {
     let stored = r.bytes(entry.data_offset, entry.stored_size, &field("data"))?;
     match entry.compression {
         Compression::Stored => Ok(stored.to_vec()),
-        Compression::RefPack => {
-            decompress_refpack(stored, entry.size).map_err(|(at, why)| {
-                r.invalid(field("refpack stream"), entry.data_offset.saturating_add(at), why)
-            })
-        }
+        Compression::RefPack => decompress_refpack(stored, entry.size)
+            .map_err(|(at, why)| r.invalid(field("refpack stream"), entry.data_offset.saturating_add(at), why)),
         Compression::Unknown(kind) => Err(DecodeError::new(
             FORMAT,
             field("compression"),

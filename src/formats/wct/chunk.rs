@@ -50,7 +50,8 @@ pub fn decode_chunk(
 
 fn inflate_bilz(chunk: &[u8], at: u64, field: &str, limit: usize) -> DecodeResult<Vec<u8>> {
     let r = Reader::new(chunk, FORMAT);
-    let error_at = |e: crate::formats::error::DecodeError| crate::formats::error::DecodeError { offset: at + e.offset, ..e };
+    let error_at =
+        |e: crate::formats::error::DecodeError| crate::formats::error::DecodeError { offset: at + e.offset, ..e };
     let stated = r.u32(4, &format!("{field} BILZ decompressed size")).map_err(error_at)?;
     r.bytes(0, BILZ_HEADER, &format!("{field} BILZ header")).map_err(error_at)?;
     if stated as usize > limit {
@@ -130,7 +131,10 @@ pub fn decode_lzss(data: &[u8], limit: usize) -> Result<Vec<u8>, (usize, String)
             }
         }
         if out.len() > limit {
-            return Err((bits.consumed, format!("decodes past the largest coefficient data for this size ({limit} bytes)")));
+            return Err((
+                bits.consumed,
+                format!("decodes past the largest coefficient data for this size ({limit} bytes)"),
+            ));
         }
     }
 }

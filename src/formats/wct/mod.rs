@@ -168,7 +168,11 @@ pub fn decode(data: &[u8]) -> DecodeResult<WctImage> {
         let alpha_at = HEADER_SIZE + colour_size;
         let alpha_chunk = r.bytes(alpha_at, alpha_size, "alpha chunk")?;
         if alpha_chunk.is_empty() {
-            return Err(r.invalid("alpha chunk size", 20, "the alpha byte says there is alpha, but the chunk is empty"));
+            return Err(r.invalid(
+                "alpha chunk size",
+                20,
+                "the alpha byte says there is alpha, but the chunk is empty",
+            ));
         }
         let (alpha, _) = chunk::decode_chunk(alpha_chunk, compressed, alpha_at, "alpha chunk", 3 * luma)?;
         let mut coefficients = Coefficients { data: &alpha, at: 0, chunk_offset: alpha_at, field: "alpha chunk" };
@@ -185,7 +189,15 @@ pub fn decode(data: &[u8]) -> DecodeResult<WctImage> {
 }
 
 /// JPEG's YCbCr to RGB, with chroma sampled at half resolution.
-fn to_rgba(width: usize, height: usize, size: usize, y: &[f32], cb: &[f32], cr: &[f32], alpha: Option<&[f32]>) -> Vec<u8> {
+fn to_rgba(
+    width: usize,
+    height: usize,
+    size: usize,
+    y: &[f32],
+    cb: &[f32],
+    cr: &[f32],
+    alpha: Option<&[f32]>,
+) -> Vec<u8> {
     let half = size / 2;
     let byte = |v: f32| v.round().clamp(0.0, 255.0) as u8;
     let mut out = Vec::with_capacity(width * height * 4);

@@ -178,7 +178,14 @@ fn encoder_round_trips_within_the_quantisation_error() {
         assert_eq!((image.width, image.height, image.has_alpha), (w, h, options.alpha));
         // Luma at step 1 is within a level or two; chroma is averaged over 2x2 blocks, so
         // the checker's edges cost more there.
-        let mean = mean_error(&image.rgba, &picture.iter().enumerate().map(|(i, &v)| if i % 4 == 3 && !options.alpha { 255 } else { v }).collect::<Vec<_>>());
+        let mean = mean_error(
+            &image.rgba,
+            &picture
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| if i % 4 == 3 && !options.alpha { 255 } else { v })
+                .collect::<Vec<_>>(),
+        );
         assert!(mean < 2.5, "{w}x{h} {options:?}: mean error {mean}");
         assert!(max_error(&image.rgba, &picture, 0..3) <= 24, "{w}x{h} {options:?}");
         if options.alpha {
@@ -193,7 +200,12 @@ fn coarser_steps_cost_accuracy_but_shrink_the_file() {
     let fine = encode(&picture, 64, 64, WctOptions::default());
     let coarse = encode(&picture, 64, 64, WctOptions { scales: [8, 8, 8, 0], ..Default::default() });
     assert!(coarse.len() < fine.len());
-    let error = |data: &[u8]| mean_error(&decode(data).unwrap().rgba, &picture.iter().enumerate().map(|(i, &v)| if i % 4 == 3 { 255 } else { v }).collect::<Vec<_>>());
+    let error = |data: &[u8]| {
+        mean_error(
+            &decode(data).unwrap().rgba,
+            &picture.iter().enumerate().map(|(i, &v)| if i % 4 == 3 { 255 } else { v }).collect::<Vec<_>>(),
+        )
+    };
     assert!(error(&coarse) > error(&fine));
     assert!(error(&coarse) < 6.0);
 }

@@ -50,7 +50,8 @@ pub fn inverse_2d(plane: &mut [f32], scratch: &mut Vec<f32>, size: usize, k: f32
     let mut out_rows = plane.chunks_exact_mut(size);
     for j in 0..half {
         let p = (j + half - 1) % half;
-        let (Some(sp), Some(wp), Some(s), Some(w)) = (smooth.get(p), detail.get(p), smooth.get(j), detail.get(j)) else {
+        let (Some(sp), Some(wp), Some(s), Some(w)) = (smooth.get(p), detail.get(p), smooth.get(j), detail.get(j))
+        else {
             return;
         };
         let (Some(even), Some(odd)) = (out_rows.next(), out_rows.next()) else { return };
