@@ -222,3 +222,41 @@ fn the_demo_archive_opens_every_model_with_textures_from_inside_it() {
         }
     }
 }
+
+#[test]
+fn the_viewer_browses_an_archive_as_a_tree() {
+    use mdview::app::state::{Folder, Session};
+    let dir = theme("wad-viewer");
+    let wad = dir.join("data/jungle.wad");
+    std::fs::write(
+        dir.join("data/two.wad"),
+        write_wad(&[
+            WadMember::stored("b/z.MD2", &demo("gate.MD2")),
+            WadMember::stored("a/y.MD2", &demo("gate.MD2")),
+            WadMember::stored("top.MD2", &demo("gate.MD2")),
+            WadMember::stored("a/x.MD2", &demo("gate.MD2")),
+        ]),
+    )
+    .unwrap();
+    let two = dir.join("data/two.wad");
+    let folder = Folder::scan(&two).unwrap();
+    let listed: Vec<String> =
+        folder.entries.iter().map(|e| format!("{}|{}", folder.subdir_of(&e.path), e.name)).collect();
+    assert_eq!(listed, ["|top.MD2", "a|x.MD2", "a|y.MD2", "b|z.MD2"], "root first, then each directory");
+
+    // Opening the archive (Ctrl+O or a drop) browses it from its first model, animations grouped.
+    let mut session = Session::default();
+    let first = session.target_for(&wad).unwrap();
+    assert_eq!(first, wad.join("models/gate.MD2"));
+    let entries = &session.folder.as_ref().unwrap().entries;
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0].animations, [wad.join("models/gateM1.MD2"), wad.join("models/gateM2.MD2")]);
+
+    // A member path lists its whole archive, and PageDown steps through the tree.
+    let mut session = Session::default();
+    assert_eq!(session.target_for(&two.join("a/y.MD2")).unwrap(), two.join("a/y.MD2"));
+    assert_eq!(session.folder.as_ref().unwrap().dir, two);
+    assert_eq!(session.step(1), Some(two.join("b/z.MD2")));
+    assert_eq!(session.step(1), None, "the last model");
+    assert_eq!(session.step(-3), Some(two.join("top.MD2")));
+}
