@@ -68,6 +68,7 @@ enum Command {
     /// Read every model under a folder and print corpus statistics.
     Scan(ScanArgs),
     /// Render the model to a PNG without a window (any wgpu adapter, software ones included).
+    #[cfg(feature = "viewer")]
     Render(RenderArgs),
     /// Write every member of a TPW `.wad` archive, decompressed, directories kept.
     Extract(ExtractArgs),
@@ -100,9 +101,10 @@ struct PoseArgs {
     /// Animation to pose: a clip name (`M1`), a sibling's file name, or a path.
     #[arg(long)]
     anim: Option<String>,
-    /// Frame (fractional) within the animation.
-    #[arg(long, default_value_t = 0.0)]
-    frame: f32,
+    /// Frame (fractional) within the animation; without --anim, the default clip (the one the
+    /// viewer plays first), named on stderr.
+    #[arg(long)]
+    frame: Option<f32>,
 }
 
 #[derive(Args)]
@@ -130,6 +132,7 @@ fn main() -> ExitCode {
         Some(Command::Info(args)) => run_info(&args),
         Some(Command::Export(args)) => run_export(&args),
         Some(Command::Scan(args)) => run_scan(&args),
+        #[cfg(feature = "viewer")]
         Some(Command::Render(args)) => run_render(&args),
         Some(Command::Extract(args)) => run_extract(&args),
         None => run_viewer(cli.path.as_deref(), &cli.viewer),
@@ -190,27 +193,40 @@ fn run_info(args: &InfoArgs) -> Result<()> {
     Ok(())
 }
 
-/// Opens `file` and evaluates the pose the options ask for.
-fn posed(file: &Path, pose: &PoseArgs) -> Result<(Scene, Pose)> {
+/// Opens `file` and evaluates the pose the options ask for. `frames_asked`: a frame number
+/// was given (`--frame`, `--frames`), so without `--anim` the default clip plays, and its
+/// name goes to stderr.
+fn posed(file: &Path, pose: &PoseArgs, frames_asked: bool) -> Result<(Scene, Pose, Option<usize>, f32)> {
     let scene = open(file)?;
-    let (clip, time) = pose_time(&scene, pose)?;
-    let evaluated = Pose::at(&scene, clip, time);
-    Ok((scene, evaluated))
+    let (clip, time) = pose_time(&scene, pose, frames_asked)?;
+    if pose.anim.is_none()
+        && frames_asked
+        && let Some(c) = clip.and_then(|c| scene.clips.get(c))
+    {
+        eprintln!("posing the default clip '{}' (name another with --anim)", c.name);
+    }
+    let mut evaluated = Pose::default();
+    // Global-sequence tracks read the frame number too, so output stays reproducible.
+    evaluated.global_time = Some(pose.frame.unwrap_or(0.0));
+    evaluated.evaluate(&scene, clip, time);
+    Ok((scene, evaluated, clip, time))
 }
 
 /// The clip and clip time the options ask for; `--frame` counts from the clip's first frame
-/// (Quake II clips start mid-file).
-fn pose_time(scene: &Scene, pose: &PoseArgs) -> Result<(Option<usize>, f32)> {
+/// (Quake II clips start mid-file). Without `--anim`, a frame number poses the scene's first
+/// clip ([`Scene::first_clip`], the viewer's); with neither, the file's own clip or the rest pose.
+fn pose_time(scene: &Scene, pose: &PoseArgs, frames_asked: bool) -> Result<(Option<usize>, f32)> {
     let clip = match &pose.anim {
         Some(wanted) => Some(mdview::scene::resolve_clip(scene, wanted).map_err(|e| anyhow!(e))?),
+        None if frames_asked => scene.first_clip(),
         None => scene.default_clip,
     };
     let start = clip.and_then(|c| scene.clips.get(c)).map_or(0.0, |c| c.start);
-    Ok((clip, start + pose.frame))
+    Ok((clip, start + pose.frame.unwrap_or(0.0)))
 }
 
 fn run_export(args: &ExportArgs) -> Result<()> {
-    let (scene, pose) = posed(&args.file, &args.pose)?;
+    let (scene, pose, _, _) = posed(&args.file, &args.pose, args.pose.frame.is_some())?;
     mdview::export::obj::write(&scene, &pose, &args.output)
         .with_context(|| format!("writing {}", args.output.display()))?;
     for w in &scene.warnings {
@@ -244,6 +260,12 @@ fn run_scan(args: &ScanArgs) -> Result<()> {
     Ok(())
 }
 
+#[cfg(not(feature = "viewer"))]
+fn run_viewer(_path: Option<&Path>, _args: &ViewerArgs) -> Result<()> {
+    Err(anyhow!("this mdview was built without the viewer; use the info, export or scan subcommand"))
+}
+
+#[cfg(feature = "viewer")]
 fn run_viewer(path: Option<&Path>, args: &ViewerArgs) -> Result<()> {
     mdview::app::run(mdview::app::ViewerOptions {
         path: path.map(Path::to_path_buf),
@@ -255,6 +277,7 @@ fn run_viewer(path: Option<&Path>, args: &ViewerArgs) -> Result<()> {
     })
 }
 
+#[cfg(feature = "viewer")]
 #[derive(Args)]
 struct RenderArgs {
     file: PathBuf,
@@ -326,6 +349,7 @@ struct RenderArgs {
     repeat: Option<u32>,
 }
 
+#[cfg(feature = "viewer")]
 fn parse_render_size(s: &str) -> Result<[u32; 2], String> {
     let (w, h) = s.split_once(['x', 'X']).ok_or("expected WIDTHxHEIGHT, e.g. 1280x720")?;
     let w: u32 = w.trim().parse().map_err(|_| format!("bad width '{w}'"))?;
@@ -336,6 +360,7 @@ fn parse_render_size(s: &str) -> Result<[u32; 2], String> {
     Ok([w, h])
 }
 
+#[cfg(feature = "viewer")]
 fn parse_frames(s: &str) -> Result<(u32, u32), String> {
     let (start, end, inclusive) = match s.split_once("..=") {
         Some((a, b)) => (a, b, true),
@@ -353,6 +378,7 @@ fn parse_frames(s: &str) -> Result<(u32, u32), String> {
     }
 }
 
+#[cfg(feature = "viewer")]
 fn parse_background(s: &str) -> Result<[f32; 4], String> {
     if s.eq_ignore_ascii_case("transparent") {
         return Ok([0.0; 4]);
@@ -363,6 +389,7 @@ fn parse_background(s: &str) -> Result<[f32; 4], String> {
     Ok([channel(16), channel(8), channel(0), 1.0])
 }
 
+#[cfg(feature = "viewer")]
 fn parse_mask(s: &str) -> Result<u32, String> {
     let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         Some(hex) => u32::from_str_radix(hex, 16),
@@ -371,13 +398,18 @@ fn parse_mask(s: &str) -> Result<u32, String> {
     parsed.map_err(|_| format!("bad bit mask '{s}' (e.g. 0x02)"))
 }
 
+#[cfg(feature = "viewer")]
 fn run_render(args: &RenderArgs) -> Result<()> {
     use mdview::render::{Camera, Overlays, ViewParams, offscreen::OffscreenRenderer};
     let started = Instant::now();
     if args.frames.is_some() && !args.output.to_string_lossy().contains("{frame}") {
         return Err(anyhow!("--frames needs `{{frame}}` in the output name, e.g. out_{{frame}}.png"));
     }
-    let (scene, mut first_pose) = posed(&args.file, &args.pose)?;
+    let frames_asked = args.pose.frame.is_some() || args.frames.is_some();
+    let (mut scene, mut first_pose, first_clip, first_time) = posed(&args.file, &args.pose, frames_asked)?;
+    if !args.texture_dirs.is_empty() {
+        formats::resolve_images(&mut scene, &args.texture_dirs);
+    }
     let selected_node = match &args.select {
         None => None,
         Some(wanted) => Some(
@@ -399,7 +431,6 @@ fn run_render(args: &RenderArgs) -> Result<()> {
     }
     // Billboard bones face this camera.
     first_pose.view_from_model = Some(view.camera.view_from_world());
-    let (first_clip, first_time) = pose_time(&scene, &args.pose)?;
     first_pose.evaluate(&scene, first_clip, first_time);
     view.background = args.background;
     view.overlays = Overlays {
@@ -416,7 +447,7 @@ fn run_render(args: &RenderArgs) -> Result<()> {
     view.flag_bits = args.flag_bits;
     view.selected_node = selected_node;
 
-    let mut offscreen = OffscreenRenderer::new(&scene, &args.texture_dirs)?;
+    let mut offscreen = OffscreenRenderer::new(&scene)?;
     for m in &offscreen.report.materials {
         if let mdview::render::TextureSource::Fallback { reason } = &m.source {
             let name = m.texture.as_deref().unwrap_or("");
@@ -462,10 +493,12 @@ fn run_render(args: &RenderArgs) -> Result<()> {
         Some((first, last)) => {
             let pattern = args.output.to_string_lossy().into_owned();
             // Frames count from the clip's first frame, as --frame does.
-            let start = first_time - args.pose.frame;
+            let start = first_time - args.pose.frame.unwrap_or(0.0);
             let clip = first_clip;
             let mut pose = first_pose;
             for frame in first..=last {
+                // Global-sequence tracks read the frame number too, so output stays reproducible.
+                pose.global_time = Some(frame as f32);
                 pose.evaluate(&scene, clip, start + frame as f32);
                 let image = offscreen.render(&scene, &pose, &view)?;
                 save(&image, Path::new(&pattern.replace("{frame}", &frame.to_string())))?;

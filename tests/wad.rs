@@ -8,9 +8,9 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use mdview::formats::assets::{Assets, texture_dirs};
 use mdview::formats::wad::writer::{WadMember, write_wad};
 use mdview::formats::wct::encoder::{WctOptions, encode};
-use mdview::render::textures::{TextureResolver, search_dirs};
 
 fn mdview(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_mdview")).args(args).output().expect("run mdview")
@@ -103,8 +103,17 @@ fn a_member_opens_with_its_siblings_like_the_loose_file() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no member models/none.MD2"));
 }
 
-fn resolved(resolver: &mut TextureResolver, name: &str, base: &Path) -> Option<String> {
-    resolver.resolve(name).map(|p| p.strip_prefix(base).unwrap().to_string_lossy().replace('\\', "/"))
+fn resolved(assets: &mut Assets, search: &[PathBuf], name: &str, base: &Path) -> Option<String> {
+    let found = assets.resolve_texture(name, search)?.path()?;
+    Some(found.strip_prefix(base).unwrap().to_string_lossy().replace('\\', "/"))
+}
+
+/// An image file (loose or in an archive) decoded through the one image entry point.
+fn load_image(path: &Path) -> image::RgbaImage {
+    let bytes = mdview::formats::vfs::read(path).unwrap();
+    let name = path.file_name().unwrap().to_string_lossy();
+    let image = mdview::formats::assets::decode_image(&bytes, &name, path.display().to_string()).unwrap();
+    image::RgbaImage::from_raw(image.width, image.height, image.rgba).unwrap()
 }
 
 #[test]
@@ -112,23 +121,22 @@ fn textures_follow_the_archive_search_order() {
     let dir = theme("wad-textures");
     let data = dir.join("data");
     let member = data.join("jungle.wad/models/gate.MD2");
-    let mut resolver = TextureResolver::new(search_dirs(Some(&member), &[]));
+    let search = texture_dirs(Some(&member), &[]);
+    let mut assets = Assets::new();
+    let mut resolver = |name: &str| resolved(&mut assets, &search, name, &data);
     // The same archive's stexture\ (no textures\ there).
-    assert_eq!(resolved(&mut resolver, "gate_wood.tga", &data).as_deref(), Some("jungle.wad/stexture/gate_wood.wct"));
+    assert_eq!(resolver("gate_wood.tga").as_deref(), Some("jungle.wad/stexture/gate_wood.wct"));
     // sharetex.wad before ssharete.wad.
-    assert_eq!(
-        resolved(&mut resolver, "STONE_BLOCKS", &data).as_deref(),
-        Some("sharetex.wad/textures/stone_blocks.wct")
-    );
-    assert_eq!(resolved(&mut resolver, "only_here", &data).as_deref(), Some("ssharete.wad/textures/only_here.wct"));
+    assert_eq!(resolver("STONE_BLOCKS").as_deref(), Some("sharetex.wad/textures/stone_blocks.wct"));
+    assert_eq!(resolver("only_here").as_deref(), Some("ssharete.wad/textures/only_here.wct"));
     // Then the folder's other archives, then loose files.
-    assert_eq!(resolved(&mut resolver, "far.tga", &data).as_deref(), Some("aaa_other.wad/x/far.wct"));
-    assert_eq!(resolved(&mut resolver, "loose", &data).as_deref(), Some("loose.wct"));
-    assert_eq!(resolved(&mut resolver, "missing", &data), None);
+    assert_eq!(resolver("far.tga").as_deref(), Some("aaa_other.wad/x/far.wct"));
+    assert_eq!(resolver("loose").as_deref(), Some("loose.wct"));
+    assert_eq!(resolver("missing"), None);
     // The pixels are the WCT's, and its alpha classifies as on a PNG.
-    let image = mdview::render::textures::load_image(&data.join("sharetex.wad/textures/stone_blocks.wct")).unwrap();
+    let image = load_image(&data.join("sharetex.wad/textures/stone_blocks.wct"));
     assert_eq!(image.get_pixel(3, 3).0, [10, 200, 10, 255]);
-    let far = mdview::render::textures::load_image(&data.join("aaa_other.wad/x/far.wct")).unwrap();
+    let far = load_image(&data.join("aaa_other.wad/x/far.wct"));
     assert_eq!(far.get_pixel(0, 0).0[3], 128);
     assert_eq!(mdview::render::textures::classify_alpha(&far), mdview::render::textures::SeeThroughKind::Blended);
 }
@@ -201,14 +209,16 @@ fn the_demo_archive_opens_every_model_with_textures_from_inside_it() {
         assert!(scene.warnings.is_empty(), "{}: {:?}", model.display(), scene.warnings);
         let loose = mdview::formats::open(&dir.join(model.file_name().unwrap())).unwrap();
         assert_eq!(scene.clips.len(), loose.clips.len(), "{}", model.display());
-        let mut resolver = TextureResolver::new(search_dirs(Some(&model), &[]));
+        let search = texture_dirs(Some(&model), &[]);
+        let mut assets = Assets::new();
         for material in &scene.materials {
             let name = material.texture.as_deref().unwrap();
-            let found = resolver.resolve(name).unwrap_or_else(|| panic!("{name}"));
+            let found =
+                assets.resolve_texture(name, &search).and_then(|a| a.path()).unwrap_or_else(|| panic!("{name}"));
             assert_eq!(found, archive.join("textures").join(format!("{name}.wct")));
             // The WCT is the PNG within the quantisation and chroma-subsampling error.
-            let wct = mdview::render::textures::load_image(&found).unwrap();
-            let png = mdview::render::textures::load_image(&dir.join(format!("{name}.png"))).unwrap();
+            let wct = load_image(&found);
+            let png = load_image(&dir.join(format!("{name}.png")));
             assert_eq!(wct.dimensions(), png.dimensions());
             let error: u64 = wct.as_raw().iter().zip(png.as_raw()).map(|(a, b)| u64::from(a.abs_diff(*b))).sum();
             let mean = error as f64 / wct.as_raw().len() as f64;

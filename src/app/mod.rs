@@ -69,13 +69,8 @@ pub enum Action {
     PickFile,
     PickFolder,
     PlayClip(Option<usize>),
-    /// Draw `mesh` with another of the model's skins (Quake II): material index.
-    UseSkin {
-        mesh: usize,
-        material: usize,
-    },
     /// Reopen the model with option `option` of the choice keyed `key` (M2 skin profile,
-    /// run-time texture), keeping the other picks, the camera and the clip.
+    /// run-time texture, Quake II skin), keeping the other picks, the camera and the clip.
     Choose {
         key: String,
         option: usize,
@@ -446,7 +441,7 @@ impl App {
             let path = if folder {
                 dialog.pick_folder()
             } else {
-                let extensions: Vec<String> = state::MODEL_EXTENSIONS
+                let extensions: Vec<String> = crate::formats::MODEL_EXTENSIONS
                     .iter()
                     .chain(&["wad"])
                     .flat_map(|e| [e.to_string(), e.to_uppercase()])
@@ -482,19 +477,6 @@ impl App {
                 Action::PlayClip(clip) => {
                     if let Some(doc) = &mut self.viewer.session.doc {
                         doc.play_clip(clip);
-                    }
-                }
-                Action::UseSkin { mesh, material } => {
-                    if let Some(doc) = &mut self.viewer.session.doc
-                        && let Some(m) = doc.scene.meshes.get_mut(mesh)
-                    {
-                        for sub in m.submeshes.iter_mut() {
-                            sub.material = Some(material);
-                        }
-                        // Textures are uploaded per scene; re-upload with the new skin.
-                        if let Some(gfx) = &mut self.gfx {
-                            self.viewer.texture_report = Some(gfx.viewport.load(doc));
-                        }
                     }
                 }
                 Action::Choose { key, option } => {

@@ -7,21 +7,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::loader::Loaded;
-use crate::formats::tpw::siblings::split_anim_stem;
+use crate::formats::{group_models, is_model_file};
 use crate::info::Summary;
 use crate::scene::{Scene, anim::Pose};
-
-/// File extensions the viewer lists and the open dialog offers (compared case-insensitively).
-pub const MODEL_EXTENSIONS: &[&str] = &["md2", "mdr", "m2"];
-
-/// Whether `path` has one of the supported model extensions.
-pub fn is_model_file(path: &Path) -> bool {
-    path.extension().is_some_and(|e| MODEL_EXTENSIONS.iter().any(|m| e.eq_ignore_ascii_case(m)))
-}
-
-fn stem_of(path: &Path) -> String {
-    path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
-}
 
 fn name_of(path: &Path) -> String {
     path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
@@ -81,32 +69,14 @@ impl Folder {
     /// Groups `files` into entries: an animation file whose base model is among `files` goes
     /// under that model; an animation without its base stays a normal entry so it can still be
     /// opened (and reports what it needs).
-    pub fn from_files(dir: &Path, mut files: Vec<PathBuf>) -> Folder {
-        files.retain(|p| is_model_file(p));
+    pub fn from_files(dir: &Path, files: Vec<PathBuf>) -> Folder {
+        let mut entries: Vec<FolderEntry> = group_models(files)
+            .into_iter()
+            .map(|group| FolderEntry { name: name_of(&group.model), path: group.model, animations: group.animations })
+            .collect();
         // By directory first, so an archive's tree lists (and steps) one directory at a time.
         let subdir = |p: &Path| p.parent().map(|d| d.to_string_lossy().to_lowercase()).unwrap_or_default();
-        files.sort_by_key(|p| (subdir(p), name_of(p).to_lowercase(), name_of(p)));
-        let stems: Vec<String> = files.iter().map(|p| stem_of(p).to_lowercase()).collect();
-        let mut entries: Vec<FolderEntry> = Vec::new();
-        let mut anims: Vec<(String, u32, PathBuf)> = Vec::new();
-        for path in &files {
-            let stem = stem_of(path);
-            let is_md2 = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("md2"));
-            let base = if is_md2 { split_anim_stem(&stem) } else { None };
-            match base {
-                Some((b, n)) if stems.iter().any(|s| s.eq_ignore_ascii_case(b)) => {
-                    anims.push((b.to_lowercase(), n, path.clone()));
-                }
-                _ => entries.push(FolderEntry { path: path.clone(), name: name_of(path), animations: Vec::new() }),
-            }
-        }
-        anims.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.2.cmp(&b.2)));
-        for (base, _, path) in anims {
-            let owner = entries.iter_mut().find(|e| stem_of(&e.path).to_lowercase() == base);
-            if let Some(owner) = owner {
-                owner.animations.push(path);
-            }
-        }
+        entries.sort_by_key(|e| subdir(&e.path));
         Folder { dir: dir.to_path_buf(), entries, filter: String::new(), current: None }
     }
 
@@ -212,9 +182,16 @@ pub struct Timeline {
     pub fps: f32,
     pub mode: PlayMode,
     pub unit: TimeUnit,
+    /// The global clock in clip units (milliseconds for M2), which tracks tied to an M2 global
+    /// sequence read: it starts at 0 when the model opens and runs while playback runs, through
+    /// clip loops and clip changes, as WoW Model Viewer's global time does.
+    pub global_time: f32,
     /// +1 forwards, -1 backwards (ping-pong's return leg).
     direction: f32,
 }
+
+/// Where the global clock wraps (24 h in milliseconds).
+const GLOBAL_CLOCK_WRAP: f32 = 86_400_000.0;
 
 impl Default for Timeline {
     fn default() -> Self {
@@ -240,6 +217,7 @@ impl Timeline {
             fps,
             mode: PlayMode::Loop,
             unit,
+            global_time: 0.0,
             direction: 1.0,
         }
     }
@@ -268,6 +246,9 @@ impl Timeline {
             return;
         }
         let delta = dt_secs * self.fps * self.speed;
+        // Wrapped at a day of milliseconds so that f32 keeps sub-millisecond steps; any global
+        // period divides into it only approximately, a jump once a day at most.
+        self.global_time = (self.global_time + delta).rem_euclid(GLOBAL_CLOCK_WRAP);
         match self.mode {
             PlayMode::Loop => {
                 self.direction = 1.0;
@@ -440,7 +421,7 @@ impl Document {
     /// Opens on the file's own clip (an animation file), else the first sibling animation,
     /// playing, so that a model with animations shows them at once.
     pub fn new(path: PathBuf, scene: Scene, summary: Summary) -> Document {
-        let clip = scene.default_clip.filter(|&c| c < scene.clips.len()).or((!scene.clips.is_empty()).then_some(0));
+        let clip = scene.first_clip();
         let pose = Pose::rest(&scene);
         let mut doc =
             Document { path, scene, summary, clip: None, timeline: Timeline::default(), pose, selected: None };
@@ -450,12 +431,13 @@ impl Document {
 
     /// Switches to `clip` (or the rest pose), from its start, playing; keeps speed and mode.
     pub fn play_clip(&mut self, clip: Option<usize>) {
-        let (speed, mode) = (self.timeline.speed, self.timeline.mode);
+        let (speed, mode, global_time) = (self.timeline.speed, self.timeline.mode, self.timeline.global_time);
         let found = clip.and_then(|c| self.scene.clips.get(c));
         self.timeline = match found {
             Some(c) => Timeline::new(c.start, c.end, c.rate),
             None => Timeline::default(),
         };
+        self.timeline.global_time = global_time;
         self.timeline.speed = speed;
         self.timeline.mode = mode;
         self.timeline.playing = found.is_some_and(|c| c.length() > 0.0);
@@ -465,6 +447,7 @@ impl Document {
 
     /// Re-evaluates the pose at the timeline's time.
     pub fn update_pose(&mut self) {
+        self.pose.global_time = Some(self.timeline.global_time);
         self.pose.evaluate(&self.scene, self.clip, self.timeline.time);
     }
 
@@ -515,7 +498,7 @@ impl Session {
                 return Err(format!(
                     "{}: no models here (looking for .{})",
                     path.display(),
-                    MODEL_EXTENSIONS.join(", .")
+                    crate::formats::MODEL_EXTENSIONS.join(", .")
                 ));
             };
             self.recent.add_folder(path);

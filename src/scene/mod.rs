@@ -29,6 +29,9 @@
 
 pub mod anim;
 pub mod math;
+pub mod validate;
+
+pub use validate::SceneViolation;
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use serde::Serialize;
@@ -303,9 +306,10 @@ pub struct Material {
     pub name: String,
     /// The texture name as the file states it.
     pub texture: Option<String>,
-    /// The image file the opener resolved for `texture`, when the format has its own search
-    /// rules (Quake II skins); `None` leaves resolution to the renderer's search.
-    pub texture_path: Option<std::path::PathBuf>,
+    /// The image `texture` resolved to: an index into [`Scene::images`], set by the one
+    /// resolver (`formats::assets`) when the scene is opened; `None` when the material has no
+    /// texture or was never resolved.
+    pub image: Option<usize>,
     pub alpha: AlphaMode,
     pub two_sided: bool,
     pub unlit: bool,
@@ -319,7 +323,20 @@ pub struct Material {
     /// Draw order among a model's blended surfaces, lowest first (M2: priority plane × 65536 +
     /// material layer, so a layer-1 pass draws over its layer-0 base); 0 where the format has none.
     pub draw_order: i32,
+    /// How texture coordinates outside 0..1 sample, along u and along v (M2 texture flags 0x1
+    /// and 0x2 choose repeat; without them that axis clamps). The renderer picks the sampler.
+    pub wrap: [TextureWrap; 2],
     pub raw: Vec<RawField>,
+}
+
+/// How a texture axis treats coordinates outside 0..1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub enum TextureWrap {
+    /// Tile the texture (what TPW, Quake II and MDR textures always do).
+    #[default]
+    Repeat,
+    /// Hold the edge texel.
+    Clamp,
 }
 
 impl Material {
@@ -327,7 +344,7 @@ impl Material {
         Self {
             name: name.into(),
             texture: None,
-            texture_path: None,
+            image: None,
             alpha: AlphaMode::Opaque,
             two_sided: false,
             unlit: false,
@@ -336,8 +353,62 @@ impl Material {
             flags: 0,
             sphere_map: false,
             draw_order: 0,
+            wrap: [TextureWrap::Repeat; 2],
             raw: Vec::new(),
         }
+    }
+}
+
+/// Decoded texture pixels: RGBA8, row-major, top row first, with where they came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Image {
+    pub width: u32,
+    pub height: u32,
+    pub rgba: Vec<u8>,
+    /// Where the pixels were read from (a file path, or a member of an archive).
+    pub location: String,
+}
+
+/// Where a [`SceneImage`]'s bytes live and how they decode. `formats::assets` implements it,
+/// so the scene (and the renderer and exporters that read it) never touch files or codecs.
+pub trait ImageSource: std::fmt::Debug + Send + Sync {
+    /// The file (or archive member) the image comes from, as users should see it.
+    fn location(&self) -> String;
+    /// Reads and decodes the image.
+    fn load(&self) -> Result<Image, String>;
+}
+
+/// One texture a scene's materials refer to ([`Material::image`]): the name as the model
+/// states it, where the resolver found it, and its pixels, decoded on first use and kept.
+/// Clones share the decoded pixels.
+#[derive(Debug, Clone)]
+pub struct SceneImage {
+    /// The texture name as the model states it.
+    pub name: String,
+    /// Where it resolved; `None` when it was found nowhere.
+    pub source: Option<std::sync::Arc<dyn ImageSource>>,
+    loaded: std::sync::Arc<std::sync::OnceLock<Result<std::sync::Arc<Image>, String>>>,
+}
+
+impl SceneImage {
+    pub fn new(name: impl Into<String>, source: Option<std::sync::Arc<dyn ImageSource>>) -> Self {
+        Self { name: name.into(), source, loaded: Default::default() }
+    }
+
+    /// Where the image resolved, if anywhere.
+    pub fn location(&self) -> Option<String> {
+        self.source.as_ref().map(|s| s.location())
+    }
+
+    /// The decoded pixels (decoded once, then shared), or why there are none. The renderer's
+    /// upload and the exporters both call this, so they show the same pixels.
+    pub fn load(&self) -> Result<std::sync::Arc<Image>, String> {
+        self.loaded
+            .get_or_init(|| match &self.source {
+                Some(source) => source.load().map(std::sync::Arc::new),
+                None => Err("not found".to_string()),
+            })
+            .clone()
     }
 }
 
@@ -488,7 +559,8 @@ pub enum Channel {
 }
 
 /// How a keyed track reads time. M2 tracks tied to a global sequence loop on their own period
-/// whatever clip plays; the pose's time stands in for the global clock.
+/// on the global clock ([`anim::Pose::global_time`]), whatever clip plays, as the spec's track
+/// section, WoW Model Viewer and wow.export have it (`globalTime % period`).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum TrackTime {
     /// The clip's time.
@@ -499,11 +571,12 @@ pub enum TrackTime {
 }
 
 impl TrackTime {
-    /// The time at which to sample a track with this timing when the pose is at `time`.
-    pub fn apply(self, time: f32) -> f32 {
+    /// The time at which to sample a track with this timing when the clip is at `clip_time`
+    /// and the global clock at `global_time`.
+    pub fn apply(self, clip_time: f32, global_time: f32) -> f32 {
         match self {
-            TrackTime::Clip => time,
-            TrackTime::Loop { period } if period > 0.0 && period.is_finite() => time.rem_euclid(period),
+            TrackTime::Clip => clip_time,
+            TrackTime::Loop { period } if period > 0.0 && period.is_finite() => global_time.rem_euclid(period),
             TrackTime::Loop { .. } => 0.0,
         }
     }
@@ -685,6 +758,13 @@ pub struct Scene {
     /// profile, the image used for run-time texture slots); [`crate::formats::open_with`]
     /// reopens the file with other picks.
     pub choices: Vec<OpenChoice>,
+    /// The textures materials refer to, one per distinct name ([`Material::image`]).
+    pub images: Vec<SceneImage>,
+    /// The folders the texture resolver searched, in order (for the UI's "where did it look").
+    pub image_search: Vec<String>,
+    /// Channels that play on the global clock when no clip is chosen (M2 tracks tied to a
+    /// global sequence, which clips also carry): the rest pose keeps them moving.
+    pub global_channels: Vec<Channel>,
 }
 
 /// A titled table of a format's own facts: rows of named values, in order.
@@ -736,7 +816,21 @@ impl Scene {
             details: Vec::new(),
             clip_aliases: Vec::new(),
             choices: Vec::new(),
+            images: Vec::new(),
+            image_search: Vec::new(),
+            global_channels: Vec::new(),
         }
+    }
+
+    /// The image material `material` draws with, if it has one.
+    pub fn material_image(&self, material: usize) -> Option<&SceneImage> {
+        self.materials.get(material).and_then(|m| m.image).and_then(|i| self.images.get(i))
+    }
+
+    /// The clip the viewer plays first, and `--frame` without `--anim` poses: the file's own
+    /// clip ([`Scene::default_clip`]) when valid, else the first clip, else none (rest pose).
+    pub fn first_clip(&self) -> Option<usize> {
+        self.default_clip.filter(|&c| c < self.clips.len()).or((!self.clips.is_empty()).then_some(0))
     }
 
     /// Indices of root nodes, in order.
