@@ -13,6 +13,7 @@ pub mod archive;
 pub mod demo;
 pub mod export;
 pub mod formats;
+pub mod fuzzing;
 pub mod info;
 #[cfg(feature = "viewer")]
 pub mod render;

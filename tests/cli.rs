@@ -136,7 +136,7 @@ fn frame_without_anim_poses_the_default_clip_and_names_it() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let files = [
         (root.join("assets/mdr/arm.mdr"), "bend", "7"),
-        (root.join("assets/demo/gate.MD2"), "M1", "12"),
+        (root.join("assets/demo/gate.MD2"), "C", "12"),
         (corpus.join("md2/hunter/tris.md2"), "", "3"),
         (corpus.join("m2/rabbit/Rabbit.m2"), "Walk", "186"),
     ];

@@ -69,6 +69,8 @@ pub enum Action {
     PickFile,
     PickFolder,
     PlayClip(Option<usize>),
+    /// Show the finished item: the construction clip's last frame ([`crate::scene::Scene::as_built`]).
+    AsBuilt,
     /// Reopen the model with option `option` of the choice keyed `key` (M2 skin profile,
     /// run-time texture, Quake II skin), keeping the other picks, the camera and the clip.
     Choose {
@@ -477,6 +479,11 @@ impl App {
                 Action::PlayClip(clip) => {
                     if let Some(doc) = &mut self.viewer.session.doc {
                         doc.play_clip(clip);
+                    }
+                }
+                Action::AsBuilt => {
+                    if let Some(doc) = &mut self.viewer.session.doc {
+                        doc.show_as_built();
                     }
                 }
                 Action::Choose { key, option } => {

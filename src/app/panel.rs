@@ -598,11 +598,16 @@ fn frame_name(doc: &Document) -> Option<&str> {
 
 fn animations_ui(ui: &mut Ui, doc: &Document, actions: &mut Vec<Action>) {
     if doc.scene.clips.is_empty() {
-        ui.weak("No animations. TPW animations are files named <model>M1.md2, M2… beside the model.");
+        ui.weak("No animations. TPW animations sit beside the model as <model><role><n>.md2 (C, I, M1, M2…).");
         return;
     }
     if ui.selectable_label(doc.clip.is_none(), "Rest pose").clicked() {
         actions.push(Action::PlayClip(None));
+    }
+    if doc.scene.as_built.is_some()
+        && ui.selectable_label(false, "As built").on_hover_text("The construction clip (C) on its last frame").clicked()
+    {
+        actions.push(Action::AsBuilt);
     }
     for (index, clip) in doc.scene.clips.iter().enumerate() {
         let playing = doc.clip == Some(index);

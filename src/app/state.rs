@@ -445,6 +445,16 @@ impl Document {
         self.update_pose();
     }
 
+    /// Shows the scene's "as built" pose: its construction clip, paused on the last frame.
+    pub fn show_as_built(&mut self) {
+        if let Some(clip) = self.scene.as_built {
+            self.play_clip(Some(clip));
+            self.timeline.playing = false;
+            self.timeline.to_end();
+            self.update_pose();
+        }
+    }
+
     /// Re-evaluates the pose at the timeline's time.
     pub fn update_pose(&mut self) {
         self.pose.global_time = Some(self.timeline.global_time);

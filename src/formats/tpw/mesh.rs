@@ -8,7 +8,8 @@ use super::layout::*;
 use crate::formats::error::DecodeResult;
 use crate::formats::reader::{Reader, Table, le_f32, le_u16};
 use crate::scene::{
-    AlphaMode, Material, Mesh, Node, NodeKind, RawField, Scene, Submesh, compute_normals, math::is_sheared,
+    AlphaMode, Material, Mesh, Node, NodeKind, Path, PathKind, RawField, Scene, Submesh, compute_normals,
+    math::is_sheared,
 };
 
 /// What animation binding needs from each mesh beyond the scene: the file's own counts and
@@ -131,6 +132,63 @@ pub(crate) fn decode_meshes(r: &Reader, scene: &mut Scene) -> DecodeResult<Vec<M
     resolve_links(&tables, &links, scene);
     attach_node_ids(r, scene);
     Ok(facts)
+}
+
+/// The path table (header 0xAC, 0x40 records; notes §5). A path that cannot be read becomes
+/// `Err(reason)` in its place; the table itself missing gives no paths.
+pub(crate) fn decode_paths(r: &Reader) -> DecodeResult<Vec<Result<Path, String>>> {
+    let offset = u64::from(r.u32(HDR_PATH_TABLE, "path table offset")?);
+    let count = u64::from(r.u16(HDR_TABLE_AC_COUNT, "path count")?);
+    if offset == 0 || count == 0 {
+        return Ok(Vec::new());
+    }
+    let table = r.table(offset, count, PATH_RECORD_SIZE, "path table")?;
+    let mut paths = Vec::with_capacity(count as usize);
+    for i in 0..count {
+        let at = table.record(i);
+        let read = || -> DecodeResult<Path> {
+            let kind_bits = r.u32(at + PATH_TYPE, "path type")?;
+            let points = u64::from(r.u32(at + PATH_POINT_COUNT, "path point count")?);
+            let points_at = u64::from(r.u32(at + PATH_POINTS, "path points offset")?);
+            let points_table = r.table(points_at, points, 12, "path points")?;
+            let points = (0..points)
+                .map(|k| r.f32s::<3>(points_table.record(k), "path point").map(Vec3::from_array))
+                .collect::<DecodeResult<Vec<_>>>()?;
+            if points.iter().any(|p| !p.is_finite()) {
+                return Err(r.invalid("path point", points_at, "a point is not finite"));
+            }
+            Ok(Path { kind: path_kind(kind_bits), closed: kind_bits & PATH_CLOSED != 0, points })
+        };
+        paths.push(read().map_err(|e| format!("path {i}: {e}")));
+    }
+    Ok(paths)
+}
+
+/// The sampler a path or position type word selects (notes §5): 0x2 Bezier, else 0x8 straight,
+/// else Catmull-Rom.
+pub fn path_kind(type_bits: u32) -> PathKind {
+    if type_bits & PATH_BEZIER != 0 {
+        PathKind::Bezier
+    } else if type_bits & PATH_STRAIGHT != 0 {
+        PathKind::Straight
+    } else {
+        PathKind::CatmullRom
+    }
+}
+
+/// Per node, the path it names: `Some(index)` for a transform-only node with the path bit 0x8.
+pub(crate) fn path_nodes(r: &Reader, scene: &Scene) -> Vec<Option<u16>> {
+    let Ok(tables) = locate_nodes(r, &mut Vec::new()) else { return vec![None; scene.nodes.len()] };
+    (0..scene.nodes.len() as u64)
+        .map(|index| {
+            let rec = tables.record(index);
+            let flags = r.u32(rec + NODE_FLAGS, "flags").ok()?;
+            if flags & PATH_NODE_FLAG == 0 || flags & TRANSFORM_ONLY_FLAG == 0 {
+                return None;
+            }
+            r.u16(rec + NODE_PATH_INDEX, "path index").ok()
+        })
+        .collect()
 }
 
 /// The optional id table (count at 0x48, records at 0x7C, first node at 0x46) gives nodes a
@@ -390,14 +448,21 @@ fn decode_mesh(
     }
 
     let render_positions = crate::scene::expand_positions(&source_positions, &vertex_source);
-    let normals = compute_normals(&render_positions, &triangles);
+    let normals = match stored_normals(r, rec, order_length) {
+        Ok(Some(normals)) => normals,
+        Ok(None) => compute_normals(&render_positions, &triangles),
+        Err(reason) => {
+            warnings.push(format!("{name}: stored normals unusable ({reason}); computed from the faces instead"));
+            compute_normals(&render_positions, &triangles)
+        }
+    };
     let raw = [
         ("flags", MESH_FLAGS),
         ("pointer 0x04", 0x04),
         ("pointer 0x08", 0x08),
         ("pointer 0x0C", 0x0C),
         ("unknown 0x50", 0x50),
-        ("pointer 0x64", MESH_POINTER_64),
+        ("normals 0x64", MESH_NORMALS),
         ("unknown 0x74", 0x74),
         ("unknown 0x90", 0x90),
         ("unknown 0x98", 0x98),
@@ -423,6 +488,27 @@ fn decode_mesh(
     };
     let facts = MeshFacts { vertex_count: vertex_count as u32, order_length: order_length as u32, bbox_min, bbox_max };
     Ok((mesh, facts, materials))
+}
+
+/// The mesh's stored normals (table at 0x64, notes §7), one per render vertex: the engine's
+/// lighter reads one entry per vertex-order slot. `None` when the pointer is 0.
+fn stored_normals(r: &Reader, rec: u64, order_length: u64) -> Result<Option<Vec<Vec3>>, String> {
+    let offset = u64::from(r.u32(rec + MESH_NORMALS, "normals table offset").map_err(|e| e.to_string())?);
+    if offset == 0 || order_length == 0 {
+        return Ok(None);
+    }
+    let table = r.table(offset, order_length, 12, "normals table").map_err(|e| e.to_string())?;
+    let bytes = r.bytes(table.offset, table.end() - table.offset, "normals table").map_err(|e| e.to_string())?;
+    let mut normals = Vec::with_capacity(order_length as usize);
+    for (i, entry) in bytes.chunks_exact(12).enumerate() {
+        let axis = |a: usize| le_f32(entry, 4 * a).unwrap_or(f32::NAN);
+        let n = Vec3::new(axis(0), axis(1), axis(2));
+        match n.try_normalize() {
+            Some(unit) => normals.push(unit),
+            None => return Err(format!("entry {i} at {:#x} is not a usable direction", table.record(i as u64))),
+        }
+    }
+    Ok(Some(normals))
 }
 
 fn decode_material(
