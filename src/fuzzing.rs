@@ -8,7 +8,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::export::obj;
-use crate::formats::{self, m2, mdr, quake2, tpw};
+use crate::formats::{m2, mdr, quake2, tpw};
 use crate::scene::Scene;
 use crate::scene::anim::Pose;
 
@@ -102,7 +102,7 @@ pub const TARGETS: &[Target] = &[
 /// A TPW mesh file (or an animation file on its own).
 pub fn tpw_mesh(data: &[u8]) {
     if let Ok(scene) = tpw::decode(data) {
-        exercise(&scene);
+        exercise(scene);
     }
 }
 
@@ -113,7 +113,7 @@ pub fn tpw_anim(data: &[u8]) {
     if let Ok(tpw::TpwFile::Anim { anim, .. }) = tpw::decode_file(data) {
         let clip = tpw::anim::bind(&anim, Some(&model), "fuzz", None);
         model.scene.clips.push(clip);
-        exercise(&model.scene);
+        exercise(model.scene);
     }
 }
 
@@ -152,13 +152,13 @@ pub fn anim_base_mesh() -> Vec<u8> {
 
 pub fn quake2_md2(data: &[u8]) {
     if let Ok(scene) = quake2::decode(data) {
-        exercise(&scene);
+        exercise(scene);
     }
 }
 
 pub fn quake3_mdr(data: &[u8]) {
     if let Ok(scene) = mdr::decode(data) {
-        exercise(&scene);
+        exercise(scene);
     }
 }
 
@@ -171,7 +171,7 @@ pub fn m2_with_skin(data: &[u8]) {
         None => m2::decode(model),
     };
     if let Ok(scene) = scene {
-        exercise(&scene);
+        exercise(scene);
     }
 }
 
@@ -201,9 +201,13 @@ pub fn pcx(data: &[u8]) {
     let _ = quake2::pcx::decode(data);
 }
 
-/// What a user does with a decoded file: pose every clip at three times and export it.
-fn exercise(scene: &Scene) {
-    let _ = formats::detect(b"");
+/// What a user's open does with a decoded file: validate the scene (as `formats::open_with`
+/// does), then pose every clip at three times and export it.
+fn exercise(mut scene: Scene) {
+    if scene.validate().is_err() {
+        return;
+    }
+    let scene = &scene;
     let mut pose = Pose::default();
     for (index, clip) in scene.clips.iter().enumerate() {
         for time in [clip.start, (clip.start + clip.end) * 0.5, clip.end] {

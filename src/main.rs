@@ -184,6 +184,7 @@ fn run_info(args: &InfoArgs) -> Result<()> {
     let mut summary = Summary::of(&scene);
     if args.timing {
         summary.decode_ms = Some(elapsed.as_secs_f64() * 1000.0);
+        summary.open_timing = Some(open_timing(&args.file, elapsed)?);
     }
     if args.json {
         emit(&format!("{}\n", serde_json::to_string_pretty(&summary)?))?;
@@ -191,6 +192,25 @@ fn run_info(args: &InfoArgs) -> Result<()> {
         emit(&summary.to_text())?;
     }
     Ok(())
+}
+
+/// The first open against a warm open and a warm decode of the same bytes alone (each the
+/// faster of a few runs), so that `info --timing` shows what opening adds to decoding.
+fn open_timing(path: &Path, first_open: std::time::Duration) -> Result<mdview::info::OpenTiming> {
+    const RUNS: usize = 5;
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+    let mut warm_open = f64::INFINITY;
+    let mut warm_decode = f64::INFINITY;
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    for _ in 0..RUNS {
+        let started = Instant::now();
+        drop(std::hint::black_box(open(path)?));
+        warm_open = warm_open.min(ms(started.elapsed()));
+        let started = Instant::now();
+        drop(std::hint::black_box(formats::decode_bytes(&bytes)));
+        warm_decode = warm_decode.min(ms(started.elapsed()));
+    }
+    Ok(mdview::info::OpenTiming { first_open_ms: ms(first_open), warm_open_ms: warm_open, warm_decode_ms: warm_decode })
 }
 
 /// Opens `file` and evaluates the pose the options ask for. `frames_asked`: a frame number

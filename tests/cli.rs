@@ -57,9 +57,16 @@ fn info_text_shows_tree_materials_and_timing() {
     let out = mdview(&["info", path.to_str().unwrap(), "--timing"]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    for needle in
-        ["Theme Park World", "l_tree2", "SHEARED", "transform-only", "jtr_plm1.wct", "see-through", "decode took"]
-    {
+    for needle in [
+        "Theme Park World",
+        "l_tree2",
+        "SHEARED",
+        "transform-only",
+        "jtr_plm1.wct",
+        "see-through",
+        "decode took",
+        "outside decoding",
+    ] {
         assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
     }
 }

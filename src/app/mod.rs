@@ -252,7 +252,11 @@ impl Viewer {
 }
 
 /// Opens the viewer and runs until the window closes.
+/// When [`run`] began: start-up is measured from here to the first frame with the model.
+static VIEWER_START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+
 pub fn run(options: ViewerOptions) -> Result<()> {
+    VIEWER_START.get_or_init(Instant::now);
     let event_loop = EventLoop::<UserEvent>::with_user_event()
         .build()
         .context("could not open a window (no display? set DISPLAY or WAYLAND_DISPLAY, or use xvfb-run)")?;
@@ -736,6 +740,15 @@ impl App {
                 decode_ms: decode_time.as_secs_f64() * 1000.0,
                 on_screen_ms: requested_at.elapsed().as_secs_f64() * 1000.0,
             };
+            if self.viewer.last_open.is_none()
+                && let Some(start) = VIEWER_START.get()
+            {
+                log::info!(
+                    "start-up: first frame with the model {:.1} ms after the viewer started (decode {:.1} ms)",
+                    start.elapsed().as_secs_f64() * 1000.0,
+                    timing.decode_ms
+                );
+            }
             self.viewer.last_open = Some(timing);
             if self.bench_left.is_some() {
                 self.bench_step(timing, event_loop);
@@ -813,10 +826,13 @@ impl ApplicationHandler<UserEvent> for App {
         if self.gfx.is_some() {
             return;
         }
+        // The loader decodes the first model while the window and the device are created.
+        self.open_initial();
+        let started = Instant::now();
         match self.init_gfx(event_loop) {
             Ok(gfx) => {
+                log::info!("start-up: window and device ready in {:.1} ms", started.elapsed().as_secs_f64() * 1000.0);
                 self.gfx = Some(gfx);
-                self.open_initial();
                 if let Some(gfx) = &self.gfx {
                     gfx.window.request_redraw();
                 }

@@ -726,10 +726,10 @@ impl TrackTime {
 
 /// Quantised whole-mesh frames: source vertex `v` of frame `f` sits at
 /// `scale[f] * (p[lanes[0]], p[lanes[1]], p[lanes[2]]) + translate[f]` where `p` is its packed
-/// record, and its normal is `normal_table[p[3]]` (scene axes). Keeping the file's 4 bytes per
-/// vertex makes decoding a copy; only the two frames being blended are ever unpacked. The
-/// records of every frame of a file sit back to back in one shared buffer; a clip's frames
-/// start at record `first`.
+/// record, and its normal is `normal_table[p[3]]` (scene axes). The records stay where the file
+/// keeps them, 4 bytes per vertex, in one buffer every clip shares (for Quake II the file's own
+/// bytes, checked at decode): the clip's frame `i` starts at byte `first + i × frame_stride`.
+/// Only the two frames being blended are ever unpacked.
 #[derive(Debug, Clone, Default)]
 pub struct PackedFrames {
     pub mesh: usize,
@@ -740,9 +740,12 @@ pub struct PackedFrames {
     pub name_ranges: Vec<(u32, u32)>,
     /// Per frame of the clip: scale and translate, in scene axes.
     pub transforms: Vec<(Vec3, Vec3)>,
-    /// Held as a `Vec` behind the `Arc` so that building it needs no second copy.
-    pub records: std::sync::Arc<Vec<[u8; 4]>>,
+    /// The bytes holding the packed records (shared by every clip of the file).
+    pub records: std::sync::Arc<[u8]>,
+    /// Byte offset of the clip's first frame's records in `records`.
     pub first: usize,
+    /// Bytes from one frame's records to the next.
+    pub frame_stride: usize,
     pub vertex_count: usize,
     /// Which packed byte feeds scene x, y and z (the axis mapping folded into the layout).
     pub lanes: [u8; 3],
@@ -753,9 +756,14 @@ impl PackedFrames {
     /// Frame `index` of the clip: its scale, translate and packed records.
     pub fn frame(&self, index: usize) -> Option<(Vec3, Vec3, &[[u8; 4]])> {
         let (scale, translate) = *self.transforms.get(index)?;
-        let start = self.first.checked_add(index.checked_mul(self.vertex_count)?)?;
-        let records = self.records.get(start..start.checked_add(self.vertex_count)?)?;
-        Some((scale, translate, records))
+        Some((scale, translate, self.records_at(index)?))
+    }
+
+    /// The packed records of frame `index` of the clip (the transforms need not cover it).
+    pub fn records_at(&self, index: usize) -> Option<&[[u8; 4]]> {
+        let start = self.first.checked_add(index.checked_mul(self.frame_stride)?)?;
+        let bytes = self.records.get(start..start.checked_add(self.vertex_count.checked_mul(4)?)?)?;
+        Some(bytes.as_chunks::<4>().0)
     }
 
     /// The name of frame `index` of the clip, if the file names its frames.

@@ -340,42 +340,56 @@ fn decode_mesh(
 
     // Each table is fetched once as a checked slice, then walked in fixed-size chunks.
     let vertex_bytes = r.bytes(vertex_table.offset, vertex_table.end() - vertex_table.offset, "vertex data")?;
+    // Batches of four vertices as x0..x3, y0..y3, z0..z3: whole 48-byte batches are turned into
+    // floats at once, and finiteness is checked once per mesh (the failing vertex is found only
+    // when there is one).
     let mut source_positions = Vec::with_capacity(vertex_count as usize);
-    for batch in vertex_bytes.chunks_exact(48) {
-        for lane in 0..4 {
-            if source_positions.len() as u64 == vertex_count {
-                break;
-            }
-            let axis = |a: usize| le_f32(batch, a * 16 + lane * 4).unwrap_or(f32::NAN);
-            let p = Vec3::new(axis(0), axis(1), axis(2));
-            if !p.is_finite() {
-                let i = source_positions.len() as u64;
-                return Err(r.invalid("vertex data", vertex_table.record(i / 4), format!("vertex {i} is not finite")));
-            }
+    let mut finite = true;
+    for batch in vertex_bytes.as_chunks::<48>().0 {
+        let words: [[u8; 4]; 12] = bytemuck::cast(*batch);
+        let [x0, x1, x2, x3, y0, y1, y2, y3, z0, z1, z2, z3] = words.map(f32::from_le_bytes);
+        let room = (vertex_count as usize).saturating_sub(source_positions.len());
+        for p in [Vec3::new(x0, y0, z0), Vec3::new(x1, y1, z1), Vec3::new(x2, y2, z2), Vec3::new(x3, y3, z3)]
+            .into_iter()
+            .take(room)
+        {
+            finite &= p.is_finite();
             source_positions.push(p);
         }
+    }
+    if !finite {
+        let i = source_positions.iter().position(|p| !p.is_finite()).unwrap_or(0) as u64;
+        return Err(r.invalid("vertex data", vertex_table.record(i / 4), format!("vertex {i} is not finite")));
     }
 
     let order_bytes = r.bytes(order_table.offset, order_table.end() - order_table.offset, "vertex order table")?;
     let uv_bytes = r.bytes(uv_table.offset, uv_table.end() - uv_table.offset, "UV data")?;
     let mut vertex_source = Vec::with_capacity(order_length as usize);
     let mut uvs = Vec::with_capacity(order_length as usize);
-    for i in 0..order_length as usize {
-        let source = le_u16(order_bytes, 2 * i).unwrap_or(u16::MAX);
-        if u64::from(source) >= vertex_count {
-            return Err(r.invalid(
-                "vertex order table",
-                order_table.record(i as u64),
-                format!("entry {i} names source vertex {source}, but the mesh has {vertex_count}"),
-            ));
-        }
-        vertex_source.push(u32::from(source));
-        let (batch, lane) = ((i / 4) * 32, (i % 4) * 4);
-        let uv = Vec2::new(
-            le_f32(uv_bytes, batch + lane).unwrap_or(0.0),
-            le_f32(uv_bytes, batch + 16 + lane).unwrap_or(0.0),
+    // Source indices are checked all at once (a max), the failing entry found only when one is bad.
+    let order = order_bytes.as_chunks::<2>().0;
+    let highest = order.iter().fold(0u16, |m, &b| m.max(u16::from_le_bytes(b)));
+    if u64::from(highest) >= vertex_count {
+        let i = order.iter().position(|&b| u64::from(u16::from_le_bytes(b)) >= vertex_count).unwrap_or(0);
+        let source = order.get(i).map_or(u16::MAX, |&b| u16::from_le_bytes(b));
+        return Err(r.invalid(
+            "vertex order table",
+            order_table.record(i as u64),
+            format!("entry {i} names source vertex {source}, but the mesh has {vertex_count}"),
+        ));
+    }
+    vertex_source.extend(order.iter().map(|&b| u32::from(u16::from_le_bytes(b))));
+    // UV batches of four as u0..u3, v0..v3.
+    for batch in uv_bytes.as_chunks::<32>().0 {
+        let words: [[u8; 4]; 8] = bytemuck::cast(*batch);
+        let [u0, u1, u2, u3, v0, v1, v2, v3] = words.map(f32::from_le_bytes);
+        let room = (order_length as usize).saturating_sub(uvs.len());
+        uvs.extend(
+            [Vec2::new(u0, v0), Vec2::new(u1, v1), Vec2::new(u2, v2), Vec2::new(u3, v3)]
+                .into_iter()
+                .take(room)
+                .map(|uv| if uv.is_finite() { uv } else { Vec2::ZERO }),
         );
-        uvs.push(if uv.is_finite() { uv } else { Vec2::ZERO });
     }
 
     let face_bytes = r.bytes(face_table.offset, face_table.end() - face_table.offset, "face data")?;
