@@ -16,6 +16,9 @@
 //!   vertex morph (an outward ripple quantised in the track's own box, which is not the mesh
 //!   box; channel count = vertex count + 2 box corners) and a five-key UV flow.
 //!
+//! The same models and textures also ship as `park.wad` (models RefPack-compressed, textures as
+//! `.wct`), which the viewer opens by default, as a real install would be browsed.
+//!
 //! [`generate`] builds every file deterministically (`cargo run --example make_demo` writes them
 //! to `assets/demo/`); [`files`] is the committed copy embedded in the binary, and [`extract`]
 //! writes it to a temp folder so the viewer and CLI can open it by path with its siblings.
@@ -32,8 +35,12 @@ use crate::formats::tpw::writer::{
     TextureSpec, TrackSpec, UvEntrySpec, morph_box, pack_morph, quat_y, rotation_y, scale, shear_y, then, translation,
 };
 
-/// The model to open first.
-pub const MAIN_MODEL: &str = "island.MD2";
+/// The model to open first: inside the demo archive, as a real install keeps its models.
+pub const MAIN_MODEL: &str = "park.wad/models/island.MD2";
+
+/// The demo park as a TPW archive: the models (RefPack) under `models\`, the textures as
+/// `.wct` (stored) under `textures\`.
+pub const ARCHIVE: &str = "park.wad";
 
 macro_rules! embed {
     ($($name:literal),* $(,)?) => {
@@ -59,6 +66,7 @@ static FILES: &[(&str, &[u8])] = embed!(
     "gate_wood.png",
     "stone_blocks.png",
     "ftn_water.png",
+    "park.wad",
 );
 
 /// Every demo file as committed under `assets/demo/`, by file name.
@@ -116,7 +124,30 @@ pub fn generate() -> Vec<(String, Vec<u8>)> {
     for texture in TEXTURES {
         out.push((format!("{}.png", texture.name), (texture.paint)()));
     }
+    let archive = park_wad(&out);
+    out.push((ARCHIVE.to_string(), archive));
     out
+}
+
+/// The archive of the demo: each model RefPack-compressed under `models/`, each PNG texture
+/// encoded as `.wct` (BILZ chunks, alpha where the PNG has it) under `textures/`.
+fn park_wad(loose: &[(String, Vec<u8>)]) -> Vec<u8> {
+    use crate::formats::wad::writer::{WadMember, write_wad};
+    use crate::formats::wct::encoder::{WctOptions, encode};
+    let mut members = Vec::new();
+    for (name, data) in loose {
+        if name.ends_with(".MD2") {
+            members.push(WadMember::compressed(format!("models/{name}"), data));
+        } else if let Some(stem) = name.strip_suffix(".png") {
+            let Ok(image) = image::load_from_memory_with_format(data, image::ImageFormat::Png) else { continue };
+            let alpha = image.color().has_alpha();
+            let rgba = image.to_rgba8();
+            let options = WctOptions { alpha, ..WctOptions::default() };
+            let wct = encode(rgba.as_raw(), rgba.width(), rgba.height(), options);
+            members.push(WadMember::stored(format!("textures/{stem}.wct"), &wct));
+        }
+    }
+    write_wad(&members)
 }
 
 // ---------------------------------------------------------------------------------------------

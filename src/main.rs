@@ -22,7 +22,8 @@ use mdview::scene::{Scene, anim::Pose};
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
-    /// A model file or folder to open in the viewer (the built-in demo when omitted).
+    /// A model file, folder or `.wad` archive to open in the viewer (the built-in demo when
+    /// omitted); a model inside an archive is addressed through it (`x.wad/models/a.MD2`).
     path: Option<PathBuf>,
     #[command(flatten)]
     viewer: ViewerArgs,
@@ -72,6 +73,19 @@ enum Command {
     /// Render the model to a PNG without a window (any wgpu adapter, software ones included).
     #[cfg(feature = "viewer")]
     Render(RenderArgs),
+    /// Write every member of a TPW `.wad` archive, decompressed, directories kept.
+    Extract(ExtractArgs),
+}
+
+#[derive(Args)]
+struct ExtractArgs {
+    archive: PathBuf,
+    /// Folder to write into (created when missing).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Also write each `.wct` texture as a PNG beside it.
+    #[arg(long)]
+    png: bool,
 }
 
 #[derive(Args)]
@@ -123,6 +137,7 @@ fn main() -> ExitCode {
         Some(Command::Scan(args)) => run_scan(&args),
         #[cfg(feature = "viewer")]
         Some(Command::Render(args)) => run_render(&args),
+        Some(Command::Extract(args)) => run_extract(&args),
         None => run_viewer(cli.path.as_deref(), &cli.viewer),
     };
     match result {
@@ -157,6 +172,15 @@ fn open(path: &Path) -> Result<Scene> {
 }
 
 fn run_info(args: &InfoArgs) -> Result<()> {
+    if mdview::formats::vfs::is_archive(&args.file) {
+        let archive = mdview::archive::open_archive(&args.file)?;
+        let listing = mdview::archive::ArchiveListing::of(&args.file, &archive);
+        return if args.json {
+            emit(&format!("{}\n", serde_json::to_string_pretty(&listing)?))
+        } else {
+            emit(&listing.to_text())
+        };
+    }
     let started = Instant::now();
     let scene = open(&args.file)?;
     let elapsed = started.elapsed();
@@ -232,6 +256,21 @@ fn run_export(args: &ExportArgs) -> Result<()> {
         eprintln!("warning: {w}");
     }
     Ok(())
+}
+
+fn run_extract(args: &ExtractArgs) -> Result<()> {
+    let archive = mdview::archive::open_archive(&args.archive)?;
+    let report = mdview::archive::extract(&args.archive, &archive, &args.output, args.png)?;
+    for failure in &report.failures {
+        eprintln!("error: {failure}");
+    }
+    let pngs = if args.png { format!(", {} PNG", report.pngs) } else { String::new() };
+    eprintln!("{} members written to {}{pngs}", report.written, args.output.display());
+    if report.failures.is_empty() {
+        Ok(())
+    } else {
+        Err(anyhow!("{} of {} members failed", report.failures.len(), archive.index.entries.len()))
+    }
 }
 
 fn run_scan(args: &ScanArgs) -> Result<()> {

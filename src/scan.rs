@@ -126,7 +126,9 @@ enum Decoded {
     Other(FormatKind),
 }
 
-/// Every model-like file under `dir`, recursively, sorted.
+/// Every model-like file under `dir`, recursively, sorted; `.wad` archives are walked like
+/// folders, so their members come back as paths through the archive. An archive that cannot
+/// be read is listed itself, so the scan reports why.
 pub fn model_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -137,6 +139,11 @@ pub fn model_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
                 stack.push(path);
             } else if formats::is_model_file(&path) {
                 out.push(path);
+            } else if formats::wad::path::has_wad_extension(&path) {
+                match formats::vfs::archive(&path) {
+                    Ok(_) => archive_models(&path, &mut out),
+                    Err(_) => out.push(path),
+                }
             }
         }
     }
@@ -144,11 +151,24 @@ pub fn model_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// The model members of an archive, through every directory inside it.
+fn archive_models(archive: &Path, out: &mut Vec<PathBuf>) {
+    let mut stack = vec![archive.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        out.extend(formats::vfs::list_files(&dir).into_iter().filter(|p| formats::is_model_file(p)));
+        stack.extend(formats::vfs::list_dirs(&dir));
+    }
+}
+
 /// A file's size and decoded content, or why it failed.
 type DecodedFile = Result<(u64, Decoded), String>;
 
 fn decode_path(path: &Path) -> DecodedFile {
-    let data = std::fs::read(path).map_err(|e| e.to_string())?;
+    if formats::wad::path::has_wad_extension(path) {
+        // Listed itself only when it cannot be read as an archive: say why.
+        return Err(formats::vfs::archive(path).err().map_or_else(|| "archive".to_string(), |e| e.to_string()));
+    }
+    let data = formats::vfs::read(path).map_err(|e| e.to_string())?;
     let size = data.len() as u64;
     let kind = formats::detect(&data).map_err(|e: DecodeError| e.to_string())?;
     let decoded = match kind {

@@ -439,7 +439,7 @@ impl App {
                 self.frames_since_ready.get_or_insert(0);
             }
         }
-        if path.is_dir() {
+        if path.is_dir() || crate::formats::vfs::is_archive(path) {
             self.viewer.save_recent();
         }
     }
@@ -462,9 +462,15 @@ impl App {
             let path = if folder {
                 dialog.pick_folder()
             } else {
-                let extensions: Vec<String> =
-                    crate::formats::MODEL_EXTENSIONS.iter().flat_map(|e| [e.to_string(), e.to_uppercase()]).collect();
-                dialog.add_filter("Models (md2, mdr, m2)", &extensions).add_filter("All files", &["*"]).pick_file()
+                let extensions: Vec<String> = crate::formats::MODEL_EXTENSIONS
+                    .iter()
+                    .chain(&["wad"])
+                    .flat_map(|e| [e.to_string(), e.to_uppercase()])
+                    .collect();
+                dialog
+                    .add_filter("Models and TPW archives (md2, mdr, m2, wad)", &extensions)
+                    .add_filter("All files", &["*"])
+                    .pick_file()
             };
             let _ = proxy.send_event(UserEvent::Picked { path, folder, elapsed: started.elapsed() });
         });
@@ -547,7 +553,14 @@ impl App {
         let doc_path = self.viewer.session.doc.as_ref().map(|d| d.path.clone());
         let (dir, stem) = match &doc_path {
             Some(p) => (
-                p.parent().map(Path::to_path_buf).unwrap_or_default(),
+                // A model inside an archive saves beside the archive.
+                crate::formats::wad::path::split_member_path(p)
+                    .map(|m| m.archive)
+                    .as_deref()
+                    .unwrap_or(p)
+                    .parent()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_default(),
                 p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "mdview".into()),
             ),
             None => (PathBuf::from("."), "mdview".to_string()),

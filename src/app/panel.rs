@@ -158,7 +158,7 @@ pub fn files_ui(ui: &mut Ui, viewer: &mut Viewer) {
         let Some(folder) = &mut viewer.session.folder else {
             ui.add_space(6.0);
             ui.heading("Folder");
-            ui.weak("Open a model or drop a folder onto the window to list its models here.");
+            ui.weak("Open a model or drop a folder or .wad archive onto the window to list its models here.");
             return;
         };
         ui.add_space(4.0);
@@ -182,15 +182,29 @@ pub fn files_ui(ui: &mut Ui, viewer: &mut Viewer) {
             ui.weak("No model matches the filter.");
         }
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+            // Archives list every directory: a heading for each, entries indented under it.
+            let mut shown_dir = String::new();
             for index in visible {
                 let Some(entry) = folder.entries.get(index) else { continue };
+                let subdir = folder.subdir_of(&entry.path);
+                if subdir != shown_dir {
+                    ui.add_space(2.0);
+                    ui.label(RichText::new(format!("{subdir}/")).strong().small());
+                    shown_dir = subdir;
+                }
+                let indent = if shown_dir.is_empty() { 0.0 } else { 8.0 * (shown_dir.matches('/').count() + 1) as f32 };
                 let current = folder.current == Some(index);
                 let label = if entry.animations.is_empty() {
                     entry.name.clone()
                 } else {
                     format!("{}  ({} anim)", entry.name, entry.animations.len())
                 };
-                let response = ui.selectable_label(current, label);
+                let response = ui
+                    .horizontal(|ui| {
+                        ui.add_space(indent);
+                        ui.selectable_label(current, label)
+                    })
+                    .inner;
                 if current && viewer.session.pending.is_none() {
                     // Keep the current entry in view while stepping with the keyboard.
                     if doc_path.as_ref().is_some_and(|p| folder.index_of(p) == Some(index)) {
@@ -203,7 +217,7 @@ pub fn files_ui(ui: &mut Ui, viewer: &mut Viewer) {
                 for anim in &entry.animations {
                     let playing = playing_source.as_deref().is_some_and(|s| s == anim.as_path());
                     ui.horizontal(|ui| {
-                        ui.add_space(16.0);
+                        ui.add_space(16.0 + indent);
                         let text = RichText::new(format!("↪ {}", file_name(anim))).small();
                         if ui.selectable_label(playing && current, text).clicked() {
                             viewer.actions.push(Action::Open(anim.clone()));
@@ -720,7 +734,7 @@ fn info_ui(ui: &mut Ui, doc: &Document, timing: Option<super::OpenTiming>) {
 
 /// Every key, in a window toggled with F1.
 pub const KEYS: &[(&str, &str)] = &[
-    ("Ctrl+O", "open a model"),
+    ("Ctrl+O", "open a model or .wad archive"),
     ("Ctrl+Shift+O", "open a folder"),
     ("PageDown / PageUp", "next / previous model in the folder"),
     ("S", "sheet: the folder's models as thumbnails (click one to open it)"),

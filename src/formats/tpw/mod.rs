@@ -140,7 +140,7 @@ pub fn open(path: &Path, data: &[u8]) -> DecodeResult<Scene> {
                 }
                 return Ok(scene);
             };
-            let base_data = match std::fs::read(&base_path) {
+            let base_data = match crate::formats::vfs::read(&base_path) {
                 Ok(d) => d,
                 Err(e) => {
                     let mut scene = opened.scene;
@@ -177,7 +177,7 @@ pub fn open(path: &Path, data: &[u8]) -> DecodeResult<Scene> {
 fn attach_siblings(base_path: &Path, model: &mut TpwModel, selected: Option<&Path>) {
     for sibling in siblings::animations_of(base_path) {
         let name = siblings::clip_name(&sibling, Some(base_path));
-        let data = match std::fs::read(&sibling) {
+        let data = match crate::formats::vfs::read(&sibling) {
             Ok(d) => d,
             Err(e) => {
                 model.scene.warnings.push(format!("{name}: unreadable ({e}); skipped"));

@@ -2,7 +2,8 @@
 //! letters in the engine's order `C D I L S M E U W B R O`, each probed as numbered files
 //! `<stem><role>1`, `2`, ... up to the first missing one, and only where no numbered file exists,
 //! the bare `<stem><role>.MD2`. This finds a model's animations in that order (names compared
-//! case-insensitively) and an animation's base model. A `P`-prefixed second set (`p<stem>`) is a
+//! case-insensitively) and an animation's base model, in a folder on disk or a directory inside
+//! a `.wad` archive. A `P`-prefixed second set (`p<stem>`) is a
 //! separate model with its own animations, found the same way from its own stem.
 
 use std::path::{Path, PathBuf};
@@ -138,9 +139,14 @@ pub fn clip_name(anim: &Path, base: Option<&Path>) -> String {
 
 /// Whether two paths name the same file (by canonical path, falling back to the name).
 pub fn same_file(a: &Path, b: &Path) -> bool {
+    use crate::formats::wad::path::split_member_path;
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(x), Ok(y)) => x == y,
-        _ => a == b,
+        // Members of an archive: names inside it compare without case, as the game reads them.
+        _ => match (split_member_path(a), split_member_path(b)) {
+            (Some(x), Some(y)) => same_file(&x.archive, &y.archive) && x.member.eq_ignore_ascii_case(&y.member),
+            _ => a == b,
+        },
     }
 }
 
