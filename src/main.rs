@@ -628,8 +628,8 @@ fn run_sheet(args: &RenderArgs, sheet_path: &Path) -> Result<()> {
     use mdview::render::sheet::{self, SheetOptions};
     use std::io::IsTerminal;
     let started = Instant::now();
-    if !args.file.is_dir() {
-        return Err(anyhow!("{}: --sheet needs a folder", args.file.display()));
+    if !args.file.is_dir() && !formats::vfs::is_archive_folder(&args.file) {
+        return Err(anyhow!("{}: --sheet needs a folder or a .wad archive", args.file.display()));
     }
     let paths = sheet::models_under(&args.file).with_context(|| format!("listing {}", args.file.display()))?;
     if paths.is_empty() {

@@ -131,6 +131,11 @@ enum Decoded {
 /// be read is listed itself, so the scan reports why.
 pub fn model_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
+    if formats::vfs::is_archive_folder(dir) {
+        archive_models(dir, &mut out);
+        out.sort();
+        return Ok(out);
+    }
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         for entry in std::fs::read_dir(&d)? {

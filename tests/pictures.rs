@@ -202,6 +202,8 @@ struct CellMap {
     path: String,
     label: String,
     error: Option<String>,
+    #[serde(default)]
+    fallback_textures: usize,
 }
 
 #[test]
@@ -256,4 +258,29 @@ fn sheet_of_a_synthetic_park_of_2300_models_at_128_pixels() {
         .count();
     assert!(red > 40, "the error is written in red: {red} pixels");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A `.wad` is a folder for `--sheet` too: one cell per model inside the archive, labelled with
+/// its path in the archive, drawn with the archive's own `.wct` textures (no fallback tiles).
+#[test]
+fn sheet_of_an_archive_has_a_cell_per_member_model() {
+    if !have_adapter() {
+        return;
+    }
+    let dir = out_dir("archive");
+    let sheet = dir.join("park.png");
+    let archive = demo("park.wad");
+    let out =
+        mdview(&["render", &archive.to_string_lossy(), "--sheet", &sheet.to_string_lossy(), "--cell", "96", "--json"]);
+    succeeded(&out);
+    let map: SheetMap = serde_json::from_slice(&out.stdout).expect("JSON cell map on stdout");
+    let labels: Vec<&str> = map.cells.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(labels, ["models/fountain.MD2", "models/gate.MD2", "models/island.MD2"]);
+    for cell in &map.cells {
+        assert!(cell.error.is_none(), "{}: {:?}", cell.label, cell.error);
+        assert_eq!(cell.fallback_textures, 0, "{}: textures come from the archive", cell.label);
+        assert!(cell.path.starts_with(&archive.to_string_lossy().into_owned()), "{}", cell.path);
+    }
+    let image = image::open(&sheet).expect("sheet written").to_rgba8();
+    assert_eq!(image.dimensions(), (2 * 96, 2 * 96));
 }

@@ -31,9 +31,10 @@ pub struct ThumbnailKey {
 }
 
 impl ThumbnailKey {
-    /// The key of `path` as it is on disk now.
+    /// The key of `path` as it is on disk now; a member of an archive takes the archive's
+    /// modification time.
     pub fn of(path: &Path) -> ThumbnailKey {
-        let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+        let modified = crate::formats::vfs::modified(path);
         ThumbnailKey { path: path.to_path_buf(), modified }
     }
 }

@@ -104,6 +104,20 @@ enum Folder {
     Archive { archive: PathBuf, dir: String },
 }
 
+/// When a file was last modified: the file's own time on disk, or for a member of an archive the
+/// archive's.
+pub fn modified(path: &Path) -> Option<std::time::SystemTime> {
+    let on_disk = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    on_disk(path).or_else(|| split_member_path(path).and_then(|member| on_disk(&member.archive)))
+}
+
+/// Whether `dir` is an archive or a directory inside one (a folder that is not on disk).
+pub fn is_archive_folder(dir: &Path) -> bool {
+    !dir.is_dir()
+        && matches!(folder(dir), Some(Folder::Archive { archive: path, dir: inner })
+            if archive(&path).is_ok_and(|w| inner.is_empty() || w.index.has_dir(&inner)))
+}
+
 fn folder(dir: &Path) -> Option<Folder> {
     if is_archive(dir) {
         return Some(Folder::Archive { archive: dir.to_path_buf(), dir: String::new() });
