@@ -152,7 +152,7 @@ fn heavy_animated() -> (MeshFile, AnimFile) {
     tracks.push(TrackSpec {
         target: 1,
         uv: Some(
-            (0..47)
+            (0..46)
                 .map(|slot| UvEntrySpec {
                     keys: (0..5u16)
                         .map(|k| (k * 25, [slot as f32 * 0.01 + f32::from(k), f32::from(k) * 0.3]))
