@@ -8,7 +8,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::export::obj;
-use crate::formats::{m2, mdr, quake2, tpw};
+use crate::formats::{self, m2, mdr, quake2, tpw, wad, wct};
 use crate::scene::Scene;
 use crate::scene::anim::Pose;
 
@@ -97,6 +97,8 @@ pub const TARGETS: &[Target] = &[
     Target { name: "m2_skin", run: m2_with_skin },
     Target { name: "blp", run: blp },
     Target { name: "pcx", run: pcx },
+    Target { name: "wad", run: wad_archive },
+    Target { name: "wct", run: wct_texture },
 ];
 
 /// A TPW mesh file (or an animation file on its own).
@@ -199,6 +201,24 @@ pub fn blp(data: &[u8]) {
 
 pub fn pcx(data: &[u8]) {
     let _ = quake2::pcx::decode(data);
+}
+
+/// A `.wad` archive: its index, then every member as extraction reads it; members that decode
+/// as textures or models go on through their decoders as an open from the archive would.
+pub fn wad_archive(data: &[u8]) {
+    let Ok(index) = wad::read_index(data) else { return };
+    for entry in &index.entries {
+        let Ok(bytes) = wad::read_entry(data, entry) else { continue };
+        if wct::looks_like_wct(&bytes) {
+            let _ = wct::decode(&bytes);
+        } else if let Ok(scene) = formats::decode_bytes(&bytes) {
+            exercise(scene);
+        }
+    }
+}
+
+pub fn wct_texture(data: &[u8]) {
+    let _ = wct::decode(data);
 }
 
 /// What a user's open does with a decoded file: validate the scene (as `formats::open_with`
