@@ -62,7 +62,8 @@ fn parse_size(s: &str) -> Result<[u32; 2], String> {
 enum Command {
     /// Print a summary of a model: format, node tree, meshes, materials, animations, warnings.
     Info(InfoArgs),
-    /// Write the posed, world-space geometry as Wavefront OBJ (+ MTL).
+    /// Export a model as glTF 2.0 (`.glb`, or `.gltf` + `.bin`) with every clip, or as
+    /// Wavefront OBJ (+ MTL) of one pose; a folder converts every model under it.
     Export(ExportArgs),
     /// Read every model under a folder and print corpus statistics.
     Scan(ScanArgs),
@@ -93,10 +94,15 @@ struct PoseArgs {
 
 #[derive(Args)]
 struct ExportArgs {
+    /// A model file, or a folder to convert every model under it.
     file: PathBuf,
-    /// Output .obj path (an .mtl is written beside it).
+    /// Output file (`.glb`, `.gltf` or `.obj`; an `.mtl` goes beside an OBJ), or the output
+    /// folder when converting a folder.
     #[arg(short, long)]
     output: PathBuf,
+    /// What a folder's models become (a single file's format follows its output extension).
+    #[arg(long, value_enum, default_value = "glb")]
+    format: mdview::export::batch::BatchFormat,
     #[command(flatten)]
     pose: PoseArgs,
 }
@@ -186,6 +192,20 @@ fn pose_time(scene: &Scene, pose: &PoseArgs) -> Result<(Option<usize>, f32)> {
 }
 
 fn run_export(args: &ExportArgs) -> Result<()> {
+    if args.file.is_dir() {
+        let report = mdview::export::batch::convert_dir(&args.file, &args.output, args.format)?;
+        emit(&report.to_text())?;
+        return if report.failures.is_empty() { Ok(()) } else { Err(anyhow!("{} files failed", report.failures.len())) };
+    }
+    let is_gltf = args.output.extension().is_some_and(|e| e.eq_ignore_ascii_case("glb") || e.eq_ignore_ascii_case("gltf"));
+    if is_gltf {
+        let scene = open(&args.file)?;
+        let notes = mdview::export::gltf::write(&scene, &args.output)?;
+        for w in scene.warnings.iter().chain(&notes) {
+            eprintln!("warning: {w}");
+        }
+        return Ok(());
+    }
     let (scene, pose) = posed(&args.file, &args.pose)?;
     mdview::export::obj::write(&scene, &pose, &args.output)
         .with_context(|| format!("writing {}", args.output.display()))?;
