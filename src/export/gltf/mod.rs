@@ -26,9 +26,6 @@ use decompose::{Caveat, NodeTransform, Trs};
 
 /// Samples per second for curves that are not piecewise linear in the written form.
 const GRID_PER_SECOND: f32 = 30.0;
-/// Sub-samples per MDR frame: Quake 3 blends bone matrices element-wise, which TRS
-/// interpolation only approaches between frames.
-const MDR_SUBSAMPLES: usize = 4;
 
 /// A built glTF document: the JSON and its binary buffer.
 pub struct Document {
@@ -140,6 +137,10 @@ struct Builder<'a> {
     pointer_channels: Vec<Vec<PointerChannel>>,
     extensions: Vec<&'static str>,
     skeleton_roots: Vec<u32>,
+    /// How far a sampled joint may stray from the viewer's curve: 1e-5 of the model's size.
+    tolerance: f32,
+    /// The model's size, the distance at which rotation and scale errors are weighed.
+    reach: f32,
     /// Nodes made for meshes that sit at the root (skinned meshes, meshes without a node).
     loose_mesh_nodes: Vec<u32>,
 }
@@ -154,6 +155,7 @@ fn index<T>(i: u32) -> json::Index<T> {
 
 impl<'a> Builder<'a> {
     fn new(scene: &'a Scene) -> Self {
+        let reach = scene.bounds().size().max_element().max(1e-3);
         let mut root = json::Root::default();
         root.asset.generator = Some(format!("mdview {}", env!("CARGO_PKG_VERSION")));
         Self {
@@ -171,6 +173,8 @@ impl<'a> Builder<'a> {
             pointer_channels: Vec::new(),
             extensions: Vec::new(),
             skeleton_roots: Vec::new(),
+            tolerance: 1e-5 * reach,
+            reach,
             loose_mesh_nodes: Vec::new(),
         }
     }
@@ -1037,28 +1041,18 @@ impl Builder<'_> {
     ) {
         let Some(joint_nodes) = self.joint_nodes.get(skeleton).cloned() else { return };
         let Some(skel) = self.scene.skeletons.get(skeleton) else { return };
-        let mut sample_times = Vec::new();
-        for pair in times.windows(2) {
-            if let [a, b] = *pair {
-                for k in 0..MDR_SUBSAMPLES {
-                    sample_times.push(a + (b - a) * k as f32 / MDR_SUBSAMPLES as f32);
-                }
-            }
-        }
-        sample_times.extend(times.last().copied());
-        let sample_times = clip_times(clip, sample_times, false);
-        let seconds: Vec<f32> = sample_times.iter().map(|&t| clip_seconds(clip, t)).collect();
-        let posed: Vec<Vec<Mat4>> = sample_times.iter().map(|&t| blend_frames(times, frames, t)).collect();
+        let frame_times = clip_times(clip, times.iter().copied(), false);
         for (j, &node) in joint_nodes.iter().enumerate() {
             let parent = skel.joints.get(j).and_then(|joint| joint.parent).filter(|&p| p < j);
-            let locals: Vec<Trs> = posed
-                .iter()
-                .map(|pose| {
-                    let m = pose.get(j).copied().unwrap_or(Mat4::IDENTITY);
-                    let p = parent.and_then(|p| pose.get(p)).copied().unwrap_or(Mat4::IDENTITY);
-                    to_trs(&(p.inverse() * m))
-                })
-                .collect();
+            let local_at = |t: f32| -> Trs {
+                let pose = blend_frames(times, frames, t);
+                let m = pose.get(j).copied().unwrap_or(Mat4::IDENTITY);
+                let p = parent.and_then(|p| pose.get(p)).copied().unwrap_or(Mat4::IDENTITY);
+                to_trs(&(p.inverse() * m))
+            };
+            let sample_times = refine(frame_times.clone(), &local_at, self.tolerance, self.reach);
+            let seconds: Vec<f32> = sample_times.iter().map(|&t| clip_seconds(clip, t)).collect();
+            let locals: Vec<Trs> = sample_times.iter().map(|&t| local_at(t)).collect();
             self.trs_channels(animation, node, &seconds, &locals);
         }
     }
@@ -1088,27 +1082,25 @@ impl Builder<'_> {
         for (j, &node) in joint_nodes.iter().enumerate() {
             let pivot = skel.joints.get(j).map(|joint| joint.pivot).unwrap_or(Vec3::ZERO);
             let track = tracks.iter().find(|t| t.joint == j);
+            let local_at = |time: f32| -> Trs {
+                let Some(track) = track else { return Trs::IDENTITY };
+                let [tt, rt, st] = track.timing;
+                let t = sample_curve(&track.translation, tt.apply(time)).unwrap_or(Vec3::ZERO);
+                let r = sample_curve(&track.rotation, rt.apply(time)).unwrap_or(Quat::IDENTITY);
+                let s = sample_curve(&track.scale, st.apply(time)).unwrap_or(Vec3::ONE);
+                Trs { translation: pivot + t - r * (s * pivot), rotation: r, scale: s }
+            };
             let times = match track {
                 Some(track) => {
                     let [tt, rt, st] = track.timing;
                     let mut key_times = track_times(clip, track.translation.keys.iter().map(|k| k.time), tt);
                     key_times.extend(track_times(clip, track.rotation.keys.iter().map(|k| k.time), rt));
                     key_times.extend(track_times(clip, track.scale.keys.iter().map(|k| k.time), st));
-                    clip_times(clip, key_times, true)
+                    refine(clip_times(clip, key_times, false), &local_at, self.tolerance, self.reach)
                 }
                 None => vec![clip.start],
             };
-            let locals: Vec<Trs> = times
-                .iter()
-                .map(|&time| {
-                    let Some(track) = track else { return Trs::IDENTITY };
-                    let [tt, rt, st] = track.timing;
-                    let t = sample_curve(&track.translation, tt.apply(time)).unwrap_or(Vec3::ZERO);
-                    let r = sample_curve(&track.rotation, rt.apply(time)).unwrap_or(Quat::IDENTITY);
-                    let s = sample_curve(&track.scale, st.apply(time)).unwrap_or(Vec3::ONE);
-                    Trs { translation: pivot + t - r * (s * pivot), rotation: r, scale: s }
-                })
-                .collect();
+            let locals: Vec<Trs> = times.iter().map(|&time| local_at(time)).collect();
             let seconds: Vec<f32> = times.iter().map(|&t| clip_seconds(clip, t)).collect();
             self.trs_channels(animation, node, &seconds, &locals);
         }
@@ -1210,6 +1202,50 @@ impl Builder<'_> {
             "notes": self.notes,
         });
         Ok(Document { json: value, bin: self.bin, notes: self.notes })
+    }
+}
+
+/// Adds sample times between `times` until linear keys (slerp for the rotation) follow
+/// `local_at` within `tolerance` (scene units; rotation and scale errors count at `reach`, the
+/// model's size), halving an interval at most 8 times. Needed where a written value is not linear
+/// between keys: folded pivots, cubic curves, loops that wrap mid-interval.
+fn refine(times: Vec<f32>, local_at: &dyn Fn(f32) -> Trs, tolerance: f32, reach: f32) -> Vec<f32> {
+    let mut out = Vec::with_capacity(times.len());
+    for pair in times.windows(2) {
+        if let [t0, t1] = *pair {
+            out.push(t0);
+            split_interval(t0, t1, 0, local_at, [tolerance, reach], &mut out);
+        }
+    }
+    out.extend(times.last().copied());
+    out
+}
+
+fn split_interval(
+    t0: f32,
+    t1: f32,
+    depth: u32,
+    local_at: &dyn Fn(f32) -> Trs,
+    [tolerance, reach]: [f32; 2],
+    out: &mut Vec<f32>,
+) {
+    let (a, b) = (local_at(t0), local_at(t1));
+    let rb = if a.rotation.dot(b.rotation) < 0.0 { -b.rotation } else { b.rotation };
+    let worst = [0.25f32, 0.5, 0.75]
+        .iter()
+        .map(|&f| {
+            let truth = local_at(t0 + (t1 - t0) * f);
+            let t = (a.translation.lerp(b.translation, f) - truth.translation).length();
+            let s = (a.scale.lerp(b.scale, f) - truth.scale).length();
+            let r = a.rotation.slerp(rb, f).angle_between(truth.rotation);
+            t + (s + r) * reach
+        })
+        .fold(0f32, f32::max);
+    if depth < 8 && worst > tolerance {
+        let mid = 0.5 * (t0 + t1);
+        split_interval(t0, mid, depth + 1, local_at, [tolerance, reach], out);
+        out.push(mid);
+        split_interval(mid, t1, depth + 1, local_at, [tolerance, reach], out);
     }
 }
 
