@@ -606,3 +606,52 @@ fn every_export_passes_the_khronos_validator() {
     assert!(out.status.success(), "validator reported errors:\n{text}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(text.lines().filter(|l| l.contains("\"errors\":0")).count() >= 10);
 }
+
+#[test]
+fn the_cli_writes_glb_gltf_and_converts_a_folder_keeping_its_structure() {
+    let exe = env!("CARGO_BIN_EXE_mdview");
+    let dir = out_dir("gltf-cli");
+    let input = dir.join("in");
+    let _ = std::fs::remove_dir_all(&input);
+    std::fs::create_dir_all(input.join("nested")).unwrap();
+    std::fs::write(input.join("nested/quake.md2"), quake2_fixture().to_bytes()).unwrap();
+    std::fs::write(input.join("island.md2"), common::island().to_bytes()).unwrap();
+    std::fs::write(input.join("broken.md2"), b"IDP2 not really").unwrap();
+
+    let glb = dir.join("one.glb");
+    let run = std::process::Command::new(exe).args(["export"]).arg(input.join("nested/quake.md2")).arg("-o").arg(&glb).output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(&std::fs::read(&glb).unwrap()[0..4], b"glTF");
+
+    let gltf = dir.join("one.gltf");
+    let run = std::process::Command::new(exe).args(["export"]).arg(input.join("island.md2")).arg("-o").arg(&gltf).output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&gltf).unwrap()).unwrap();
+    assert_eq!(json["buffers"][0]["uri"], "one.bin");
+    assert_eq!(json["buffers"][0]["byteLength"].as_u64().unwrap(), std::fs::metadata(dir.join("one.bin")).unwrap().len());
+    assert_eq!(json["asset"]["version"], "2.0");
+    assert!(json["asset"]["extras"]["axes"].as_str().unwrap().contains("Y up"));
+
+    let out = dir.join("batch");
+    let _ = std::fs::remove_dir_all(&out);
+    let run = std::process::Command::new(exe).args(["export"]).arg(&input).arg("-o").arg(&out).output().unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(!run.status.success(), "a failed file makes the batch exit non-zero");
+    // The Quake II fixture's skin is not beside it: a warned conversion.
+    assert!(stdout.contains("converted 2, warned 1, failed 1"), "{stdout}");
+    assert!(stdout.contains("failed: ") && stdout.contains("broken.md2"), "{stdout}");
+    assert!(out.join("nested/quake.md2.glb").is_file());
+    assert!(out.join("island.md2.glb").is_file());
+
+    let obj_out = dir.join("batch-obj");
+    let run = std::process::Command::new(exe)
+        .args(["export"])
+        .arg(input.join("nested"))
+        .arg("-o")
+        .arg(&obj_out)
+        .args(["--format", "obj"])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(obj_out.join("quake.md2.obj").is_file() && obj_out.join("quake.md2.mtl").is_file());
+}

@@ -61,7 +61,10 @@ impl BatchReport {
             self.skipped
         );
         for (path, reason) in &self.failures {
-            out.push_str(&format!("failed: {}: {}\n", path.display(), reason.replace('\n', " ")));
+            let shown = path.display().to_string();
+            // Open errors already start with the path.
+            let line = if reason.starts_with(&shown) { reason.clone() } else { format!("{shown}: {reason}") };
+            out.push_str(&format!("failed: {}\n", line.replace('\n', " ")));
         }
         out
     }

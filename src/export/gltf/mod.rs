@@ -693,7 +693,7 @@ impl Builder<'_> {
             let mut targets = Vec::new();
             for t in 0..plan_targets {
                 let delta = self.morphs.get(m).and_then(|p| p.targets.get(t)).cloned().unwrap_or_default();
-                let a = self.vec3s(&delta, true, None);
+                let a = self.vec3s(&delta, true, Some(Target::ArrayBuffer));
                 targets.push(json::mesh::MorphTarget { positions: Some(index(a)), normals: None, tangents: None });
             }
             if plan_targets > 0 {
