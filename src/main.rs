@@ -195,9 +195,14 @@ fn run_export(args: &ExportArgs) -> Result<()> {
     if args.file.is_dir() {
         let report = mdview::export::batch::convert_dir(&args.file, &args.output, args.format)?;
         emit(&report.to_text())?;
-        return if report.failures.is_empty() { Ok(()) } else { Err(anyhow!("{} files failed", report.failures.len())) };
+        return if report.failures.is_empty() {
+            Ok(())
+        } else {
+            Err(anyhow!("{} files failed", report.failures.len()))
+        };
     }
-    let is_gltf = args.output.extension().is_some_and(|e| e.eq_ignore_ascii_case("glb") || e.eq_ignore_ascii_case("gltf"));
+    let is_gltf =
+        args.output.extension().is_some_and(|e| e.eq_ignore_ascii_case("glb") || e.eq_ignore_ascii_case("gltf"));
     if is_gltf {
         let scene = open(&args.file)?;
         let notes = mdview::export::gltf::write(&scene, &args.output)?;

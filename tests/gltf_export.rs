@@ -161,7 +161,8 @@ fn glb_chunks(bytes: &[u8]) -> (serde_json::Value, Vec<u8>) {
 fn json_floats(json: &serde_json::Value, bin: &[u8], index: u64) -> Vec<f32> {
     let accessor = &json["accessors"][index as usize];
     let view = &json["bufferViews"][accessor["bufferView"].as_u64().unwrap() as usize];
-    let offset = view["byteOffset"].as_u64().unwrap_or(0) as usize + accessor["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let offset =
+        view["byteOffset"].as_u64().unwrap_or(0) as usize + accessor["byteOffset"].as_u64().unwrap_or(0) as usize;
     let width = match accessor["type"].as_str().unwrap() {
         "SCALAR" => 1,
         "VEC2" => 2,
@@ -200,8 +201,9 @@ fn load(glb: &[u8]) -> Loaded {
         .into_iter()
         .map(|(a, p, input, output)| (a, p, json_floats(&json, &bin, input), json_floats(&json, &bin, output)))
         .collect();
-    let document = gltf::Document::from_json(gltf::json::deserialize::from_value(json).expect("the gltf crate reads the JSON"))
-        .expect("the gltf crate validates the document");
+    let document =
+        gltf::Document::from_json(gltf::json::deserialize::from_value(json).expect("the gltf crate reads the JSON"))
+            .expect("the gltf crate validates the document");
     let buffer = |_: gltf::Buffer<'_>| Some(bin.as_slice());
 
     let mut parents = vec![None; document.nodes().len()];
@@ -223,7 +225,8 @@ fn load(glb: &[u8]) -> Loaded {
     }
     let mut meshes = Vec::new();
     for mesh in document.meshes() {
-        let extras: serde_json::Value = serde_json::from_str(mesh.extras().as_ref().expect("mesh extras").get()).unwrap();
+        let extras: serde_json::Value =
+            serde_json::from_str(mesh.extras().as_ref().expect("mesh extras").get()).unwrap();
         let primitive = mesh.primitives().next().expect("a primitive");
         let reader = primitive.reader(buffer);
         let positions: Vec<Vec3> = reader.read_positions().expect("positions").map(Vec3::from).collect();
@@ -234,7 +237,11 @@ fn load(glb: &[u8]) -> Loaded {
         let joints = reader.read_joints(0).map(|j| j.into_u16().collect()).unwrap_or_default();
         let joint_weights = reader.read_weights(0).map(|w| w.into_f32().collect()).unwrap_or_default();
         for p in mesh.primitives() {
-            assert_eq!(p.reader(buffer).read_positions().map(|i| i.len()), Some(positions.len()), "primitives share vertices");
+            assert_eq!(
+                p.reader(buffer).read_positions().map(|i| i.len()),
+                Some(positions.len()),
+                "primitives share vertices"
+            );
         }
         meshes.push(LoadedMesh {
             scene_mesh: extras["scene_mesh"].as_u64().expect("scene_mesh") as usize,
@@ -266,7 +273,9 @@ fn load(glb: &[u8]) -> Loaded {
             let (path, values, width): (Path3, Vec<f32>, usize) = match reader.read_outputs().expect("outputs") {
                 gltf::animation::util::ReadOutputs::Translations(t) => (Path3::Translation, t.flatten().collect(), 3),
                 gltf::animation::util::ReadOutputs::Scales(s) => (Path3::Scale, s.flatten().collect(), 3),
-                gltf::animation::util::ReadOutputs::Rotations(r) => (Path3::Rotation, r.into_f32().flatten().collect(), 4),
+                gltf::animation::util::ReadOutputs::Rotations(r) => {
+                    (Path3::Rotation, r.into_f32().flatten().collect(), 4)
+                }
                 gltf::animation::util::ReadOutputs::MorphTargetWeights(w) => {
                     let values: Vec<f32> = w.into_f32().collect();
                     let width = values.len() / times.len();
@@ -345,7 +354,8 @@ fn gltf_world_positions(doc: &Loaded, animation: Option<usize>, seconds: f32) ->
             }
         }
     }
-    let locals: Vec<Mat4> = (0..doc.nodes.len()).map(|i| Mat4::from_scale_rotation_translation(s[i], r[i], t[i])).collect();
+    let locals: Vec<Mat4> =
+        (0..doc.nodes.len()).map(|i| Mat4::from_scale_rotation_translation(s[i], r[i], t[i])).collect();
     let world: Vec<Mat4> = (0..doc.nodes.len())
         .map(|i| {
             let mut m = locals[i];
@@ -493,7 +503,11 @@ fn material_colour_pointers_match_the_viewer() {
                 let pose = Pose::at(&scene, Some(clip), time);
                 let expected = pose.material_colors[material].clamp(Vec4::ZERO, Vec4::ONE);
                 let got = Vec4::from_slice(&values[k * 4..k * 4 + 4]);
-                assert!(got.abs_diff_eq(expected, 1e-4), "{}: {pointer} at {time}: {got} vs {expected}", path.display());
+                assert!(
+                    got.abs_diff_eq(expected, 1e-4),
+                    "{}: {pointer} at {time}: {got} vs {expected}",
+                    path.display()
+                );
                 checked += 1;
             }
             assert!(doc.base_colors.len() > material);
@@ -533,7 +547,8 @@ fn quake2_frames_are_one_hot_morph_weights_and_sparse_when_smaller() {
     assert_eq!(mesh["weights"].as_array().unwrap().len(), 3);
     // Clip "stand" has two frames (times 0 and 1 at 10 fps): two keys of three weights; dense
     // (24 bytes) is smaller than sparse (16 bytes)? No: sparse is 2 × 8 = 16 < 24.
-    let names: Vec<&str> = doc.json["animations"].as_array().unwrap().iter().map(|a| a["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> =
+        doc.json["animations"].as_array().unwrap().iter().map(|a| a["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["stand", "run"]);
     let stand = &doc.json["animations"][0];
     let output = stand["samplers"][0]["output"].as_u64().unwrap() as usize;
@@ -619,16 +634,31 @@ fn the_cli_writes_glb_gltf_and_converts_a_folder_keeping_its_structure() {
     std::fs::write(input.join("broken.md2"), b"IDP2 not really").unwrap();
 
     let glb = dir.join("one.glb");
-    let run = std::process::Command::new(exe).args(["export"]).arg(input.join("nested/quake.md2")).arg("-o").arg(&glb).output().unwrap();
+    let run = std::process::Command::new(exe)
+        .args(["export"])
+        .arg(input.join("nested/quake.md2"))
+        .arg("-o")
+        .arg(&glb)
+        .output()
+        .unwrap();
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     assert_eq!(&std::fs::read(&glb).unwrap()[0..4], b"glTF");
 
     let gltf = dir.join("one.gltf");
-    let run = std::process::Command::new(exe).args(["export"]).arg(input.join("island.md2")).arg("-o").arg(&gltf).output().unwrap();
+    let run = std::process::Command::new(exe)
+        .args(["export"])
+        .arg(input.join("island.md2"))
+        .arg("-o")
+        .arg(&gltf)
+        .output()
+        .unwrap();
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&gltf).unwrap()).unwrap();
     assert_eq!(json["buffers"][0]["uri"], "one.bin");
-    assert_eq!(json["buffers"][0]["byteLength"].as_u64().unwrap(), std::fs::metadata(dir.join("one.bin")).unwrap().len());
+    assert_eq!(
+        json["buffers"][0]["byteLength"].as_u64().unwrap(),
+        std::fs::metadata(dir.join("one.bin")).unwrap().len()
+    );
     assert_eq!(json["asset"]["version"], "2.0");
     assert!(json["asset"]["extras"]["axes"].as_str().unwrap().contains("Y up"));
 

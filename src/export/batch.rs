@@ -35,7 +35,10 @@ impl BatchFormat {
 /// The outcome of one file.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
-    Converted { output: PathBuf, warnings: usize },
+    Converted {
+        output: PathBuf,
+        warnings: usize,
+    },
     /// An animation-only file.
     Skipped,
     Failed(String),

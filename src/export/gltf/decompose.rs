@@ -30,7 +30,11 @@ pub enum NodeTransform {
     Single(Trs),
     /// `outer` carries the translation and the stretch `V·Σ`, `middle` the rotation `Vᵀ`, and
     /// `inner` the orthonormal polar factor `U` (the one a rotation channel replaces).
-    Chain { outer: Trs, middle: Trs, inner: Trs },
+    Chain {
+        outer: Trs,
+        middle: Trs,
+        inner: Trs,
+    },
 }
 
 /// Why a node's export is not exact, for the file's `extras`.
@@ -105,16 +109,14 @@ pub fn symmetric_eigen(m: Mat3) -> (Mat3, Vec3) {
             let c = 1.0 / (t * t + 1.0).sqrt();
             let s = t * c;
             // a ← Jᵀ·a·J with the rotation J in the (p, q) plane.
-            for k in 0..3 {
-                let (akp, akq) = (a[k][p], a[k][q]);
-                a[k][p] = c * akp - s * akq;
-                a[k][q] = s * akp + c * akq;
+            for row in &mut a {
+                let (akp, akq) = (row[p], row[q]);
+                row[p] = c * akp - s * akq;
+                row[q] = s * akp + c * akq;
             }
-            for k in 0..3 {
-                let (apk, aqk) = (a[p][k], a[q][k]);
-                a[p][k] = c * apk - s * aqk;
-                a[q][k] = s * apk + c * aqk;
-            }
+            let (row_p, row_q) = (a[p], a[q]);
+            a[p] = std::array::from_fn(|k| c * row_p[k] - s * row_q[k]);
+            a[q] = std::array::from_fn(|k| s * row_p[k] + c * row_q[k]);
             for row in &mut v {
                 let (vp, vq) = (row[p], row[q]);
                 row[p] = c * vp - s * vq;

@@ -51,13 +51,15 @@ pub fn write(scene: &Scene, path: &Path) -> Result<Vec<String>> {
         std::fs::write(path, to_glb(&doc)?).with_context(|| format!("writing {}", path.display()))?;
     } else {
         let bin_path = path.with_extension("bin");
-        let bin_name = bin_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "model.bin".into());
+        let bin_name =
+            bin_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "model.bin".into());
         let mut value = doc.json.clone();
         if let Some(buffer) = value.get_mut("buffers").and_then(|b| b.get_mut(0)) {
             buffer["uri"] = Value::String(bin_name);
         }
         std::fs::write(&bin_path, &doc.bin).with_context(|| format!("writing {}", bin_path.display()))?;
-        std::fs::write(path, serde_json::to_vec_pretty(&value)?).with_context(|| format!("writing {}", path.display()))?;
+        std::fs::write(path, serde_json::to_vec_pretty(&value)?)
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(doc.notes)
 }
@@ -66,11 +68,11 @@ pub fn write(scene: &Scene, path: &Path) -> Result<Vec<String>> {
 /// padded with zeros. Hand-written: gltf-json has no GLB writer, and the format is 20 lines.
 pub fn to_glb(doc: &Document) -> Result<Vec<u8>> {
     let mut json_bytes = serde_json::to_vec(&doc.json)?;
-    while json_bytes.len() % 4 != 0 {
+    while !json_bytes.len().is_multiple_of(4) {
         json_bytes.push(b' ');
     }
     let mut bin = doc.bin.clone();
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     let total = 12 + 8 + json_bytes.len() + if bin.is_empty() { 0 } else { 8 + bin.len() };
@@ -207,7 +209,7 @@ impl<'a> Builder<'a> {
     // ---------------------------------------------------------------- buffers and accessors
 
     fn view(&mut self, bytes: &[u8], target: Option<json::buffer::Target>) -> u32 {
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
         let offset = self.bin.len();
@@ -299,9 +301,11 @@ impl<'a> Builder<'a> {
         ));
         let animated_uv: Vec<bool> = (0..self.scene.materials.len())
             .map(|m| {
-                self.scene.clips.iter().flat_map(|c| &c.channels).any(
-                    |ch| matches!(ch, Channel::UvTransform { material, .. } if *material == m),
-                )
+                self.scene
+                    .clips
+                    .iter()
+                    .flat_map(|c| &c.channels)
+                    .any(|ch| matches!(ch, Channel::UvTransform { material, .. } if *material == m))
             })
             .collect();
         let mut sampler = None;
@@ -325,7 +329,12 @@ impl<'a> Builder<'a> {
                             let encoded = image::codecs::png::PngEncoder::new(&mut png);
                             use image::ImageEncoder as _;
                             if encoded
-                                .write_image(image.as_raw(), image.width(), image.height(), image::ExtendedColorType::Rgba8)
+                                .write_image(
+                                    image.as_raw(),
+                                    image.width(),
+                                    image.height(),
+                                    image::ExtendedColorType::Rgba8,
+                                )
                                 .is_ok()
                             {
                                 let view = self.view(&png, None);
@@ -387,14 +396,15 @@ impl<'a> Builder<'a> {
                     other => (Gm::Blend, None, Some(format!("{other:?}"))),
                 },
             };
-            let transform = (animated_uv.get(material_index).copied().unwrap_or(false) && texture.is_some())
-                .then(|| json::extensions::texture::TextureTransform {
+            let transform = (animated_uv.get(material_index).copied().unwrap_or(false) && texture.is_some()).then_some(
+                json::extensions::texture::TextureTransform {
                     offset: json::extensions::texture::TextureTransformOffset([0.0, 0.0]),
                     rotation: json::extensions::texture::TextureTransformRotation(0.0),
                     scale: json::extensions::texture::TextureTransformScale([1.0, 1.0]),
                     tex_coord: None,
                     extras: None,
-                });
+                },
+            );
             if transform.is_some() {
                 self.use_extension("KHR_texture_transform");
             }
@@ -402,9 +412,7 @@ impl<'a> Builder<'a> {
             let base_color_texture = texture.map(|t| json::texture::Info {
                 index: index(t),
                 tex_coord: 0,
-                extensions: transform.map(|tt| json::extensions::texture::Info {
-                    texture_transform: Some(tt),
-                }),
+                extensions: transform.map(|tt| json::extensions::texture::Info { texture_transform: Some(tt) }),
                 extras: None,
             });
             let extras = approximated.map(|mode| {
@@ -429,9 +437,8 @@ impl<'a> Builder<'a> {
                     extensions: None,
                     extras: None,
                 },
-                extensions: material.unlit.then(|| json::extensions::material::Material {
+                extensions: material.unlit.then_some(json::extensions::material::Material {
                     unlit: Some(json::extensions::material::Unlit {}),
-                    ..Default::default()
                 }),
                 extras,
                 ..Default::default()
@@ -512,13 +519,15 @@ impl<'a> Builder<'a> {
     fn skeletons(&mut self) {
         let scene = self.scene;
         for (s, skeleton) in scene.skeletons.iter().enumerate() {
-            let root = self.push_node(if skeleton.name.is_empty() { format!("skeleton {s}") } else { skeleton.name.clone() }, Trs::IDENTITY);
+            let root = self.push_node(
+                if skeleton.name.is_empty() { format!("skeleton {s}") } else { skeleton.name.clone() },
+                Trs::IDENTITY,
+            );
             let mut nodes = Vec::with_capacity(skeleton.joints.len());
             for (j, joint) in skeleton.joints.iter().enumerate() {
                 let rest = skeleton.rest_pose.get(j).copied().unwrap_or(Mat4::IDENTITY);
                 let parent = joint.parent.filter(|&p| p < j);
-                let parent_rest =
-                    parent.and_then(|p| skeleton.rest_pose.get(p)).copied().unwrap_or(Mat4::IDENTITY);
+                let parent_rest = parent.and_then(|p| skeleton.rest_pose.get(p)).copied().unwrap_or(Mat4::IDENTITY);
                 let local = parent_rest.inverse() * rest;
                 let trs = to_trs(&local);
                 let n = self.push_node(joint.name.clone(), trs);
@@ -621,7 +630,10 @@ impl Builder<'_> {
                         let keys: Vec<(f32, usize)> = times
                             .iter()
                             .filter_map(|&t| {
-                                let k = packed.times.partition_point(|&ft| ft < t - 1e-4).min(packed.times.len().saturating_sub(1));
+                                let k = packed
+                                    .times
+                                    .partition_point(|&ft| ft < t - 1e-4)
+                                    .min(packed.times.len().saturating_sub(1));
                                 frame_targets.get(k).map(|&target| (t, target))
                             })
                             .collect();
@@ -896,9 +908,15 @@ impl Builder<'_> {
                 Channel::NodeTranslation { node, keys } => {
                     let Some(placed) = self.placed.get(*node).copied() else { continue };
                     let times = clip_times(clip, keys.iter().map(|k| k.time), false);
-                    let values: Vec<Vec3> =
-                        times.iter().map(|&t| sample_vec3(keys, t).unwrap_or(Vec3::ZERO)).collect();
-                    self.vectors(&mut animation, placed.outer, Property::Translation, &seconds_of(&times), &values, false);
+                    let values: Vec<Vec3> = times.iter().map(|&t| sample_vec3(keys, t).unwrap_or(Vec3::ZERO)).collect();
+                    self.vectors(
+                        &mut animation,
+                        placed.outer,
+                        Property::Translation,
+                        &seconds_of(&times),
+                        &values,
+                        false,
+                    );
                 }
                 Channel::NodeVisibility { node, keys } => {
                     let Some(&holder) = self.visibility_nodes.get(node) else { continue };
@@ -929,7 +947,10 @@ impl Builder<'_> {
                 }
                 Channel::UvTransform { material, translation, rotation, scale, time } => {
                     if !self.transformable.get(*material).copied().unwrap_or(false) {
-                        self.note(format!("clip {}: texture transform of untextured material {material} dropped", clip.name));
+                        self.note(format!(
+                            "clip {}: texture transform of untextured material {material} dropped",
+                            clip.name
+                        ));
                         continue;
                     }
                     let mut key_times = track_times(clip, translation.keys.iter().map(|k| k.time), time[0]);
@@ -950,7 +971,9 @@ impl Builder<'_> {
                     let base = format!(
                         "/materials/{material}/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform"
                     );
-                    for (suffix, values, width) in [("offset", offsets, 2), ("rotation", rotations, 1), ("scale", scales, 2)] {
+                    for (suffix, values, width) in
+                        [("offset", offsets, 2), ("rotation", rotations, 1), ("scale", scales, 2)]
+                    {
                         let input = self.times(&seconds);
                         let output = self.floats(&values, width, false, None);
                         pointers.push(PointerChannel { pointer: format!("{base}/{suffix}"), input, output });
@@ -1348,7 +1371,7 @@ fn four_influences(mesh: &crate::scene::Mesh, skin: &crate::scene::SkinWeights) 
         if let Some(&(start, count)) = skin.ranges.get(source as usize) {
             let end = (start as usize).saturating_add(count as usize);
             for inf in skin.influences.get(start as usize..end).unwrap_or(&[]) {
-                if !(inf.weight > 0.0) {
+                if inf.weight.is_nan() || inf.weight <= 0.0 {
                     continue;
                 }
                 match merged.iter_mut().find(|(j, _)| *j == inf.joint) {
