@@ -113,6 +113,9 @@ struct LoadedMesh {
     weights: Vec<f32>,
     joints: Vec<[u16; 4]>,
     joint_weights: Vec<[f32; 4]>,
+    uvs: Vec<glam::Vec2>,
+    /// The first primitive's material.
+    material: Option<usize>,
 }
 
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -236,6 +239,7 @@ fn load(glb: &[u8]) -> Loaded {
             .collect();
         let joints = reader.read_joints(0).map(|j| j.into_u16().collect()).unwrap_or_default();
         let joint_weights = reader.read_weights(0).map(|w| w.into_f32().collect()).unwrap_or_default();
+        let uvs = reader.read_tex_coords(0).map(|uv| uv.into_f32().map(glam::Vec2::from).collect()).unwrap_or_default();
         for p in mesh.primitives() {
             assert_eq!(
                 p.reader(buffer).read_positions().map(|i| i.len()),
@@ -250,6 +254,8 @@ fn load(glb: &[u8]) -> Loaded {
             targets,
             joints,
             joint_weights,
+            uvs,
+            material: primitive.material().index(),
         });
     }
     let skins = document
@@ -404,7 +410,10 @@ fn gltf_world_positions(doc: &Loaded, animation: Option<usize>, seconds: f32) ->
     out
 }
 
-/// Compares every exported mesh's world positions with the viewer's pose.
+/// How many posed meshes had their scrolled UVs compared.
+static UV_CHECKS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Compares every exported mesh's world positions, and scrolled UVs, with the viewer's pose.
 fn compare(label: &str, scene: &Scene, doc: &Loaded, clip: Option<usize>, time: f32, seconds: f32) -> f32 {
     let animation = clip.and_then(|c| doc.animations.iter().position(|a| a.name == scene.clips[c].name));
     let pose = Pose::at(scene, clip, time);
@@ -413,6 +422,31 @@ fn compare(label: &str, scene: &Scene, doc: &Loaded, clip: Option<usize>, time: 
     let gltf = gltf_world_positions(doc, animation, seconds);
     let mut worst = 0f32;
     for (m, mesh) in scene.meshes.iter().enumerate() {
+        if let Some(animated) = pose.uvs[m].as_ref()
+            && let Some(loaded) = doc.meshes.iter().find(|l| l.scene_mesh == m)
+            && let Some(material) = loaded.material
+        {
+            // A scroll is a KHR_texture_transform offset on the mesh's material.
+            let pointer =
+                format!("/materials/{material}/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform/offset");
+            let channel = doc.pointers.iter().find(|(a, p, _, _)| Some(*a) == animation && *p == pointer);
+            if let Some((_, _, times, values)) = channel {
+                let keyed = LoadedChannel {
+                    node: 0,
+                    path: Path3::Translation,
+                    step: false,
+                    times: times.clone(),
+                    values: values.clone(),
+                    width: 2,
+                };
+                let offset = glam::Vec2::from_slice(&sample(&keyed, seconds));
+                for (v, (e, base)) in animated.iter().zip(&loaded.uvs).enumerate() {
+                    let g = *base + offset;
+                    assert!(e.abs_diff_eq(g, 1e-5), "{label}: mesh {m} uv {v} at {time}: viewer {e}, glTF {g}");
+                }
+                UV_CHECKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
         let Some((positions, holder)) = gltf.get(&m) else { continue };
         let hidden = mesh.node.is_some_and(|n| !pose.visible[n]);
         if hidden {
@@ -473,6 +507,8 @@ fn every_model_round_trips_through_gltf_within_1e4_of_its_size() {
         lines.push(format!("{label}: {} clips, worst error {worst:.2e} of the size", scene.clips.len()));
     }
     eprintln!("{}", lines.join("\n"));
+    // The demo's water and fountain scroll their textures.
+    assert!(UV_CHECKS.load(std::sync::atomic::Ordering::Relaxed) > 0, "no UV scroll was compared");
 }
 
 #[test]

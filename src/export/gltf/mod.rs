@@ -24,6 +24,9 @@ use crate::scene::anim::{Pose, sample_curve, sample_quat, sample_vec3};
 use crate::scene::{AlphaMode, BlendMode, Channel, Clip, Key, Scene, TrackTime};
 use decompose::{Caveat, NodeTransform, Trs};
 
+/// Morph-target deltas (targets × vertices) one mesh may hold; a damaged file could ask for
+/// far more, and the rest of its keys are then left out with a note.
+const MAX_MORPH_DELTAS: usize = 8 << 20;
 /// Samples per second for curves that are not piecewise linear in the written form.
 const GRID_PER_SECOND: f32 = 30.0;
 
@@ -139,6 +142,10 @@ struct Builder<'a> {
     pointer_channels: Vec<Vec<PointerChannel>>,
     extensions: Vec<&'static str>,
     skeleton_roots: Vec<u32>,
+    /// TPW UV ramps that move every UV of a mesh by one offset: (clip, mesh, offset, end time).
+    uv_scrolls: Vec<(usize, usize, Vec2, f32)>,
+    /// Per (mesh, scene material): the material's own copy for a mesh whose UVs scroll.
+    mesh_materials: HashMap<(usize, usize), u32>,
     /// How far a sampled joint may stray from the viewer's curve: 1e-5 of the model's size.
     tolerance: f32,
     /// The model's size, the distance at which rotation and scale errors are weighed.
@@ -175,6 +182,8 @@ impl<'a> Builder<'a> {
             pointer_channels: Vec::new(),
             extensions: Vec::new(),
             skeleton_roots: Vec::new(),
+            uv_scrolls: Vec::new(),
+            mesh_materials: HashMap::new(),
             tolerance: 1e-5 * reach,
             reach,
             loose_mesh_nodes: Vec::new(),
@@ -194,7 +203,9 @@ impl<'a> Builder<'a> {
     }
 
     fn build(&mut self) -> Result<()> {
+        self.plan_uv_scrolls();
         self.materials();
+        self.scroll_materials();
         self.nodes();
         self.skeletons();
         self.plan_morphs();
@@ -306,6 +317,7 @@ impl<'a> Builder<'a> {
                     .iter()
                     .flat_map(|c| &c.channels)
                     .any(|ch| matches!(ch, Channel::UvTransform { material, .. } if *material == m))
+                    || self.uv_scrolls.iter().any(|&(_, mesh, _, _)| mesh_uses_material(self.scene, mesh, m))
             })
             .collect();
         let mut sampler = None;
@@ -401,7 +413,8 @@ impl<'a> Builder<'a> {
                     offset: json::extensions::texture::TextureTransformOffset([0.0, 0.0]),
                     rotation: json::extensions::texture::TextureTransformRotation(0.0),
                     scale: json::extensions::texture::TextureTransformScale([1.0, 1.0]),
-                    tex_coord: None,
+                    // gltf-json writes `None` as null, which the validator rejects.
+                    tex_coord: Some(0),
                     extras: None,
                 },
             );
@@ -445,6 +458,81 @@ impl<'a> Builder<'a> {
             };
             self.root.push(gltf_material);
         }
+    }
+
+    /// Finds the TPW UV ramps that are a scroll: every UV component of the mesh ramps from its
+    /// stored value by one offset per axis, over one end time. Those become an animated
+    /// `KHR_texture_transform` offset; other ramps (per-vertex UV keys) are noted as left out.
+    fn plan_uv_scrolls(&mut self) {
+        let scene = self.scene;
+        for (c, clip) in scene.clips.iter().enumerate() {
+            for channel in &clip.channels {
+                let Channel::UvRamp { mesh, entries } = channel else { continue };
+                match uniform_scroll(scene, *mesh, entries) {
+                    Some((offset, end_time)) => self.uv_scrolls.push((c, *mesh, offset, end_time)),
+                    None => self.note(format!(
+                        "clip {}: UV ramp on mesh {mesh} not exported (its vertices move by different amounts)",
+                        clip.name
+                    )),
+                }
+            }
+        }
+    }
+
+    /// A material that a scrolling mesh shares with other meshes gets a copy for that mesh, so
+    /// the scroll moves only its texture.
+    fn scroll_materials(&mut self) {
+        let scene = self.scene;
+        let mut scrolled: Vec<usize> = self.uv_scrolls.iter().map(|s| s.1).collect();
+        scrolled.sort_unstable();
+        scrolled.dedup();
+        for mesh in scrolled {
+            for material in 0..scene.materials.len() {
+                if !mesh_uses_material(scene, mesh, material) {
+                    continue;
+                }
+                let shared =
+                    (0..scene.meshes.len()).any(|other| other != mesh && mesh_uses_material(scene, other, material));
+                if !shared {
+                    continue;
+                }
+                let Some(mut copy) = self.root.materials.get(material).cloned() else { continue };
+                copy.name = Some(format!("{} (mesh {mesh})", copy.name.unwrap_or_default()));
+                let index = self.root.push(copy).value() as u32;
+                self.transformable.push(self.transformable.get(material).copied().unwrap_or(false));
+                self.mesh_materials.insert((mesh, material), index);
+            }
+        }
+    }
+
+    /// Offset pointer channels of a scroll: the ramp's fraction `time / end_time`, clamped.
+    fn uv_scroll(&mut self, clip: &Clip, mesh: usize, offset: Vec2, end_time: f32) -> Vec<PointerChannel> {
+        let scene = self.scene;
+        let times = clip_times(clip, [0.0, end_time], false);
+        let fraction = |t: f32| if end_time > 0.0 { (t / end_time).clamp(0.0, 1.0) } else { 1.0 };
+        let values: Vec<f32> = times.iter().flat_map(|&t| (offset * fraction(t)).to_array()).collect();
+        let seconds: Vec<f32> = times.iter().map(|&t| clip_seconds(clip, t)).collect();
+        let mut out = Vec::new();
+        for material in 0..scene.materials.len() {
+            if !mesh_uses_material(scene, mesh, material) {
+                continue;
+            }
+            let gltf_material = self.mesh_materials.get(&(mesh, material)).copied().unwrap_or(material as u32);
+            if !self.transformable.get(gltf_material as usize).copied().unwrap_or(false) {
+                self.note(format!("clip {}: UV scroll of untextured material {material} dropped", clip.name));
+                continue;
+            }
+            let input = self.times(&seconds);
+            let output = self.floats(&values, 2, false, None);
+            out.push(PointerChannel {
+                pointer: format!(
+                    "/materials/{gltf_material}/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform/offset"
+                ),
+                input,
+                output,
+            });
+        }
+        out
     }
 
     // ---------------------------------------------------------------- nodes
@@ -592,6 +680,17 @@ impl Builder<'_> {
                         let mut pose = Pose::default();
                         let mut keys = Vec::new();
                         for t in times {
+                            if self
+                                .morphs
+                                .get(*mesh)
+                                .is_some_and(|p| (p.targets.len() + 1) * base.len() > MAX_MORPH_DELTAS)
+                            {
+                                self.notes.push(format!(
+                                    "clip {}: mesh {mesh} has too many morph keys; the rest left out",
+                                    clip.name
+                                ));
+                                break;
+                            }
                             pose.evaluate(scene, Some(c), t);
                             let moved = pose.mesh_positions(scene, *mesh);
                             let delta: Vec<Vec3> = moved.iter().zip(base).map(|(p, b)| *p - *b).collect();
@@ -613,6 +712,13 @@ impl Builder<'_> {
                             let target = match packed_targets.get(&key) {
                                 Some(&t) => t,
                                 None => {
+                                    if self
+                                        .morphs
+                                        .get(packed.mesh)
+                                        .is_some_and(|p| (p.targets.len() + 1) * base.len() > MAX_MORPH_DELTAS)
+                                    {
+                                        break;
+                                    }
                                     let source = packed.unpack(k);
                                     let moved = crate::scene::expand_positions(&source, &mesh.vertex_source);
                                     let delta: Vec<Vec3> = moved.iter().zip(base).map(|(p, b)| *p - *b).collect();
@@ -739,7 +845,9 @@ impl Builder<'_> {
                     extensions: None,
                     extras: None,
                     indices: Some(index(indices)),
-                    material: material.filter(|&i| i < scene.materials.len()).map(|i| index(i as u32)),
+                    material: material
+                        .filter(|&i| i < scene.materials.len())
+                        .map(|i| index(self.mesh_materials.get(&(m, i)).copied().unwrap_or(i as u32))),
                     mode: Valid(json::mesh::Mode::Triangles),
                     targets: (!targets.is_empty()).then(|| targets.clone()),
                 });
@@ -931,9 +1039,7 @@ impl Builder<'_> {
                     self.vectors(&mut animation, holder, Property::Scale, &seconds_of(&times), &values, true);
                 }
                 Channel::VertexMorph { .. } | Channel::PackedFrames(_) => {}
-                Channel::UvRamp { mesh, .. } => {
-                    self.note(format!("clip {}: UV ramp on mesh {mesh} not exported (per-vertex UV keys)", clip.name));
-                }
+                Channel::UvRamp { .. } => {}
                 Channel::BoneFrames { skeleton, times, frames } => {
                     self.bone_frames(&mut animation, clip, *skeleton, times, frames);
                 }
@@ -985,6 +1091,9 @@ impl Builder<'_> {
             if let Some(p) = self.material_color(clip, material) {
                 pointers.push(p);
             }
+        }
+        for (_, mesh, offset, end_time) in self.uv_scrolls.clone().into_iter().filter(|s| s.0 == c) {
+            pointers.extend(self.uv_scroll(clip, mesh, offset, end_time));
         }
         // Morph weights, one channel per mesh that a vertex channel moves in this clip.
         for m in 0..scene.meshes.len() {
@@ -1198,6 +1307,12 @@ impl Builder<'_> {
         // node and a built-in path), so those channels are added to the serialised JSON.
         if let Some(animations) = value.get_mut("animations").and_then(Value::as_array_mut) {
             for (animation, pointers) in animations.iter_mut().zip(&self.pointer_channels) {
+                // gltf-json leaves out empty arrays; an animation of pointers only needs them.
+                for key in ["channels", "samplers"] {
+                    if animation.get(key).is_none() {
+                        animation[key] = json!([]);
+                    }
+                }
                 for p in pointers {
                     let samplers = animation["samplers"].as_array_mut();
                     let Some(samplers) = samplers else { continue };
@@ -1359,6 +1474,45 @@ fn texture_transform(translation: Vec3, rotation: Quat, scale: Vec3) -> (Vec2, f
     let s = scale.truncate();
     let turned = Vec2::from_angle(angle).rotate(s * centre);
     (translation.truncate() + centre - turned, angle, s)
+}
+
+fn mesh_uses_material(scene: &Scene, mesh: usize, material: usize) -> bool {
+    scene.meshes.get(mesh).is_some_and(|m| m.submeshes.iter().any(|s| s.material == Some(material)))
+}
+
+/// `(offset, end time)` when a UV ramp moves every UV of `mesh` from its stored value by one
+/// offset per axis over one end time; `None` otherwise.
+fn uniform_scroll(scene: &Scene, mesh: usize, entries: &[crate::scene::UvRampEntry]) -> Option<(Vec2, f32)> {
+    let mesh = scene.meshes.get(mesh)?;
+    let end_time = entries.first()?.end_time;
+    let mut delta: [Option<f32>; 2] = [None, None];
+    let mut covered = vec![[false; 2]; mesh.uvs.len()];
+    for entry in entries {
+        if entry.end_time != end_time {
+            return None;
+        }
+        for (k, (start, end)) in entry.start.iter().zip(&entry.end).enumerate() {
+            let component = entry.first as usize + k;
+            let (vertex, axis) = (component / 2, component % 2);
+            let stored = mesh.uvs.get(vertex)?[axis];
+            if (stored - start).abs() > 1e-6 {
+                return None;
+            }
+            let d = end - start;
+            match delta[axis] {
+                Some(known) if (known - d).abs() > 1e-6 => return None,
+                _ => delta[axis] = Some(d),
+            }
+            covered.get_mut(vertex)?[axis] = true;
+        }
+    }
+    // An axis that moves must move on every vertex.
+    for axis in 0..2 {
+        if delta[axis].is_some_and(|d| d != 0.0) && !covered.iter().all(|c| c[axis]) {
+            return None;
+        }
+    }
+    Some((Vec2::new(delta[0].unwrap_or(0.0), delta[1].unwrap_or(0.0)), end_time))
 }
 
 /// Up to four joints and weights per render vertex: the heaviest influences, repeated joints
