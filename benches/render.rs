@@ -95,7 +95,7 @@ fn prepare(c: &mut Criterion) {
         }
     };
     let mut renderer = gpu.renderer();
-    renderer.load_scene(&scene, &[]);
+    renderer.load_scene(&scene);
     let view = ViewParams::new([1280, 720], Camera::framing(&scene.bounds(), 30.0, 20.0, 16.0 / 9.0));
     let mut pose = Pose::rest(&scene);
     let times: Vec<f32> = (0..64).map(|i| start + (end - start) * i as f32 / 63.0).collect();

@@ -15,9 +15,12 @@ pub struct Summary {
     pub version: u32,
     pub nodes: Vec<NodeSummary>,
     pub meshes: Vec<MeshSummary>,
-    /// Every material with its texture and, where the format resolves textures itself
-    /// (Quake II skins), the file found or `null` when it is missing.
+    /// Every material with its texture and the file the one texture resolver found for it
+    /// (the file `render` draws), or `null` when it is missing.
     pub textures: Vec<TextureSummary>,
+    /// Choices among companion files (Quake II skins, M2 skin profiles and run-time textures).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<crate::scene::OpenChoice>,
     /// Joint hierarchies of skinned formats.
     pub skeletons: Vec<SkeletonSummary>,
     /// Attachment points (tag nodes) and the joint each follows.
@@ -32,9 +35,9 @@ pub struct Summary {
     /// Length in frames of the opened animation's clip.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frames: Option<f32>,
-    /// Tracks of the opened animation's clip.
+    /// Tracks of the opened animation's clip, as the scene reports them.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tracks: Option<Vec<TrackSummary>>,
+    pub tracks: Option<Vec<TrackReport>>,
     pub raw: Vec<RawField>,
     /// Format-specific tables (M2: skins, texture units, textures, sequences, markers).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -84,6 +87,9 @@ pub struct LodSummary {
 #[derive(Debug, Serialize)]
 pub struct TextureSummary {
     pub material: usize,
+    /// The material's name (Quake II: `skin N`, `folder skin N` for images offered from the
+    /// model's folder, `weapon skin N`).
+    pub name: String,
     pub texture: Option<String>,
     pub resolved: Option<String>,
 }
@@ -122,33 +128,6 @@ pub struct ClipSummary {
     pub tracks: usize,
     pub playing: usize,
     pub skipped: usize,
-}
-
-#[derive(Debug, Serialize)]
-pub struct TrackSummary {
-    pub index: u32,
-    pub target: u32,
-    pub target_name: Option<String>,
-    pub channels: Vec<String>,
-    pub flags: u32,
-    pub slots: Vec<(String, u32)>,
-    pub key_counts: Vec<(String, u32)>,
-    pub skipped: Option<String>,
-}
-
-impl From<&TrackReport> for TrackSummary {
-    fn from(t: &TrackReport) -> Self {
-        Self {
-            index: t.index,
-            target: t.target,
-            target_name: t.target_name.clone(),
-            channels: t.channels.clone(),
-            flags: t.flags,
-            slots: t.slots.clone(),
-            key_counts: t.key_counts.clone(),
-            skipped: t.skipped.clone(),
-        }
-    }
 }
 
 impl Summary {
@@ -200,7 +179,8 @@ impl Summary {
             .map(|(material, m)| TextureSummary {
                 material,
                 texture: m.texture.clone(),
-                resolved: m.texture_path.as_ref().map(|p| p.display().to_string()),
+                name: m.name.clone(),
+                resolved: scene.material_image(material).and_then(|image| image.location()),
             })
             .collect();
         let clips = scene
@@ -263,13 +243,14 @@ impl Summary {
             nodes,
             meshes,
             textures,
+            choices: scene.choices.clone(),
             skeletons,
             tags,
             lods,
             clips,
             clip: opened.map(|c| c.name.clone()),
             frames: opened.map(|c| c.length()),
-            tracks: opened.map(|c| c.tracks.iter().map(TrackSummary::from).collect()),
+            tracks: opened.map(|c| c.tracks.clone()),
             raw: scene.raw.clone(),
             details: scene.details.clone(),
             warnings,
@@ -325,19 +306,22 @@ impl Summary {
                 );
             }
         }
-        if self.format == "quake2-md2" {
-            let _ = writeln!(out, "\nSkins:");
-            for t in &self.textures {
-                let name = t.texture.as_deref().unwrap_or("(none named)");
-                match &t.resolved {
-                    Some(path) => {
-                        let _ = writeln!(out, "  {name}: {path}");
-                    }
-                    None => {
-                        let _ = writeln!(out, "  {name}: MISSING (fallback texture)");
-                    }
-                }
+        if self.textures.iter().any(|t| t.texture.is_some()) {
+            let _ = writeln!(out, "\nTextures:");
+            for t in self.textures.iter().filter(|t| t.texture.is_some()) {
+                let name = t.texture.as_deref().unwrap_or_default();
+                let found = t.resolved.as_deref().unwrap_or("MISSING (fallback texture)");
+                let _ = writeln!(out, "  [{}] {}: {name}: {found}", t.material, t.name);
             }
+        }
+        for choice in &self.choices {
+            let options: Vec<String> = choice
+                .options
+                .iter()
+                .enumerate()
+                .map(|(i, o)| if choice.selected == Some(i) { format!("*{o}") } else { o.clone() })
+                .collect();
+            let _ = writeln!(out, "\n{} ({}): {}", choice.label, choice.key, options.join(", "));
         }
         self.skinning_text(&mut out);
         if !self.clips.is_empty() {

@@ -68,6 +68,7 @@ enum Command {
     /// Read every model under a folder and print corpus statistics.
     Scan(ScanArgs),
     /// Render the model to a PNG without a window (any wgpu adapter, software ones included).
+    #[cfg(feature = "viewer")]
     Render(RenderArgs),
 }
 
@@ -122,6 +123,7 @@ fn main() -> ExitCode {
         Some(Command::Info(args)) => run_info(&args),
         Some(Command::Export(args)) => run_export(&args),
         Some(Command::Scan(args)) => run_scan(&args),
+        #[cfg(feature = "viewer")]
         Some(Command::Render(args)) => run_render(&args),
         None => run_viewer(cli.path.as_deref(), &cli.viewer),
     };
@@ -230,6 +232,12 @@ fn run_scan(args: &ScanArgs) -> Result<()> {
     Ok(())
 }
 
+#[cfg(not(feature = "viewer"))]
+fn run_viewer(_path: Option<&Path>, _args: &ViewerArgs) -> Result<()> {
+    Err(anyhow!("this mdview was built without the viewer; use the info, export or scan subcommand"))
+}
+
+#[cfg(feature = "viewer")]
 fn run_viewer(path: Option<&Path>, args: &ViewerArgs) -> Result<()> {
     mdview::app::run(mdview::app::ViewerOptions {
         path: path.map(Path::to_path_buf),
@@ -241,6 +249,7 @@ fn run_viewer(path: Option<&Path>, args: &ViewerArgs) -> Result<()> {
     })
 }
 
+#[cfg(feature = "viewer")]
 #[derive(Args)]
 struct RenderArgs {
     file: PathBuf,
@@ -312,6 +321,7 @@ struct RenderArgs {
     repeat: Option<u32>,
 }
 
+#[cfg(feature = "viewer")]
 fn parse_render_size(s: &str) -> Result<[u32; 2], String> {
     let (w, h) = s.split_once(['x', 'X']).ok_or("expected WIDTHxHEIGHT, e.g. 1280x720")?;
     let w: u32 = w.trim().parse().map_err(|_| format!("bad width '{w}'"))?;
@@ -322,6 +332,7 @@ fn parse_render_size(s: &str) -> Result<[u32; 2], String> {
     Ok([w, h])
 }
 
+#[cfg(feature = "viewer")]
 fn parse_frames(s: &str) -> Result<(u32, u32), String> {
     let (start, end, inclusive) = match s.split_once("..=") {
         Some((a, b)) => (a, b, true),
@@ -339,6 +350,7 @@ fn parse_frames(s: &str) -> Result<(u32, u32), String> {
     }
 }
 
+#[cfg(feature = "viewer")]
 fn parse_background(s: &str) -> Result<[f32; 4], String> {
     if s.eq_ignore_ascii_case("transparent") {
         return Ok([0.0; 4]);
@@ -349,6 +361,7 @@ fn parse_background(s: &str) -> Result<[f32; 4], String> {
     Ok([channel(16), channel(8), channel(0), 1.0])
 }
 
+#[cfg(feature = "viewer")]
 fn parse_mask(s: &str) -> Result<u32, String> {
     let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         Some(hex) => u32::from_str_radix(hex, 16),
@@ -357,13 +370,17 @@ fn parse_mask(s: &str) -> Result<u32, String> {
     parsed.map_err(|_| format!("bad bit mask '{s}' (e.g. 0x02)"))
 }
 
+#[cfg(feature = "viewer")]
 fn run_render(args: &RenderArgs) -> Result<()> {
     use mdview::render::{Camera, Overlays, ViewParams, offscreen::OffscreenRenderer};
     let started = Instant::now();
     if args.frames.is_some() && !args.output.to_string_lossy().contains("{frame}") {
         return Err(anyhow!("--frames needs `{{frame}}` in the output name, e.g. out_{{frame}}.png"));
     }
-    let (scene, mut first_pose) = posed(&args.file, &args.pose)?;
+    let (mut scene, mut first_pose) = posed(&args.file, &args.pose)?;
+    if !args.texture_dirs.is_empty() {
+        formats::resolve_images(&mut scene, &args.texture_dirs);
+    }
     let selected_node = match &args.select {
         None => None,
         Some(wanted) => Some(
@@ -402,7 +419,7 @@ fn run_render(args: &RenderArgs) -> Result<()> {
     view.flag_bits = args.flag_bits;
     view.selected_node = selected_node;
 
-    let mut offscreen = OffscreenRenderer::new(&scene, &args.texture_dirs)?;
+    let mut offscreen = OffscreenRenderer::new(&scene)?;
     for m in &offscreen.report.materials {
         if let mdview::render::TextureSource::Fallback { reason } = &m.source {
             let name = m.texture.as_deref().unwrap_or("");

@@ -12,12 +12,11 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::formats::tpw::anim::{AnimFile, BlockStatus};
-use crate::formats::tpw::{self, TpwFile, TpwModel, siblings};
+use crate::formats::tpw::{self, TpwFile, TpwModel};
 use crate::formats::{self, DecodeError};
 use crate::scene::{AlphaMode, FormatKind};
 
 /// Extensions that can hold a model; the content still decides the format.
-const MODEL_EXTENSIONS: [&str; 3] = ["md2", "mdr", "m2"];
 
 #[derive(Debug, Default, Serialize)]
 pub struct ChannelTally {
@@ -84,7 +83,7 @@ pub fn model_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
             let path = entry?.path();
             if path.is_dir() {
                 stack.push(path);
-            } else if path.extension().is_some_and(|e| MODEL_EXTENSIONS.iter().any(|m| e.eq_ignore_ascii_case(m))) {
+            } else if formats::is_model_file(&path) {
                 out.push(path);
             }
         }
@@ -138,11 +137,17 @@ fn reason_class(reason: &str) -> String {
 pub fn scan_dir(dir: &Path) -> std::io::Result<ScanReport> {
     let started = Instant::now();
     let files = model_files(dir)?;
+    let files_for_groups = files.clone();
     let results: Vec<(PathBuf, DecodedFile)> = files.into_par_iter().map(|p| (p.clone(), decode_path(&p))).collect();
     let mut report = ScanReport { dir: dir.display().to_string(), ..Default::default() };
 
-    // Base models by (folder, lower-case stem), for binding animations without re-reading.
-    let mut models: HashMap<(PathBuf, String), &TpwModel> = HashMap::new();
+    // Each animation's base model, grouped as the viewer groups a folder.
+    let base_of: HashMap<PathBuf, PathBuf> = formats::group_models(files_for_groups)
+        .into_iter()
+        .flat_map(|group| group.animations.into_iter().map(move |anim| (anim, group.model.clone())))
+        .collect();
+    // Decoded base models by path, for binding animations without re-reading.
+    let mut models: HashMap<&PathBuf, &TpwModel> = HashMap::new();
     let mut animations: Vec<(&PathBuf, &AnimFile)> = Vec::new();
     for (path, result) in &results {
         report.files += 1;
@@ -163,8 +168,7 @@ pub fn scan_dir(dir: &Path) -> std::io::Result<ScanReport> {
                     Some(TpwFile::Mesh(model)) => {
                         report.tpw_mesh_files += 1;
                         tally_mesh(&mut report, model);
-                        let stem = path.file_stem().map(|s| s.to_string_lossy().to_lowercase()).unwrap_or_default();
-                        models.insert((folder(path), stem), model);
+                        models.insert(path, model);
                     }
                     Some(TpwFile::Anim { anim, .. }) => {
                         report.tpw_animation_files += 1;
@@ -179,9 +183,7 @@ pub fn scan_dir(dir: &Path) -> std::io::Result<ScanReport> {
     let bound: Vec<_> = animations
         .par_iter()
         .map(|(path, anim)| {
-            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-            let base = siblings::split_anim_stem(&stem)
-                .and_then(|(base, _)| models.get(&(folder(path), base.to_lowercase())).copied());
+            let base = base_of.get(*path).and_then(|model| models.get(model)).copied();
             let clip = tpw::anim::bind(anim, base, "scan", None);
             (*path, *anim, base.is_some(), clip)
         })
@@ -195,10 +197,6 @@ pub fn scan_dir(dir: &Path) -> std::io::Result<ScanReport> {
     report.animations_without_base.sort();
     report.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     Ok(report)
-}
-
-fn folder(path: &Path) -> PathBuf {
-    path.parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
 fn tally_mesh(report: &mut ScanReport, model: &TpwModel) {

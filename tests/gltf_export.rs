@@ -427,8 +427,9 @@ fn compare(label: &str, scene: &Scene, doc: &Loaded, clip: Option<usize>, time: 
             && let Some(material) = loaded.material
         {
             // A scroll is a KHR_texture_transform offset on the mesh's material.
-            let pointer =
-                format!("/materials/{material}/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform/offset");
+            let pointer = format!(
+                "/materials/{material}/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform/offset"
+            );
             let channel = doc.pointers.iter().find(|(a, p, _, _)| Some(*a) == animation && *p == pointer);
             if let Some((_, _, times, values)) = channel {
                 let keyed = LoadedChannel {

@@ -314,6 +314,7 @@ fn a_missing_profile_is_offered_but_not_available() {
 }
 
 /// The viewer's reopen with another pick keeps the clip, time and selection.
+#[cfg(feature = "viewer")]
 #[test]
 fn reopening_with_another_pick_keeps_the_clip_and_time() {
     use mdview::app::loader::{self, Request};

@@ -169,14 +169,15 @@ fn hunter_skins_resolve_and_two_are_missing() {
     let scene = formats::open(&path).unwrap();
     // Five skins of its own, then the weapon's (see the weapon test).
     assert_eq!(scene.materials.len(), 6);
-    let resolved = scene.materials[..5].iter().filter(|m| m.texture_path.is_some()).count();
+    let location = |material: usize| scene.material_image(material).and_then(|image| image.location());
+    let resolved = (0..5).filter(|&m| location(m).is_some()).count();
     assert_eq!(resolved, 3);
     let missing: Vec<&str> = scene.warnings.iter().map(String::as_str).filter(|w| w.contains("not found")).collect();
     assert_eq!(missing.len(), 2, "{missing:?}");
     assert!(missing.iter().any(|w| w.contains("ctf_b.pcx")) && missing.iter().any(|w| w.contains("ctf_r.pcx")));
     // Every resolved PCX skin of the model itself decodes (the weapon's is 64x64).
-    for m in &scene.materials[..5] {
-        if let Some(p) = &m.texture_path {
+    for m in 0..5 {
+        if let Some(p) = location(m) {
             let img = quake2::pcx::decode(&std::fs::read(p).unwrap()).unwrap();
             assert_eq!(img.dimensions(), (256, 256));
         }
@@ -205,7 +206,104 @@ fn a_skinless_model_finds_an_image_named_like_it() {
         return;
     }
     let scene = formats::open(&path).unwrap();
-    assert!(scene.materials[0].texture_path.as_ref().is_some_and(|p| p.ends_with("sydney.bmp")));
+    let location = scene.material_image(0).and_then(|image| image.location());
+    assert!(location.as_ref().is_some_and(|p| p.ends_with("sydney.bmp")), "{location:?}");
+}
+
+/// A player model that names no skin (`num_skins = 0`) offers the images in its folder: the
+/// one named like the folder first, then the others alphabetically, never the icon nor the
+/// weapon's skin. Picking the other one reopens the model drawing with it.
+#[test]
+fn a_player_model_without_skins_offers_its_folder_images() {
+    let root = temp_dir("q2-folder-skins");
+    let path = quake2_player_folder(&root);
+    let scene = formats::open(&path).unwrap();
+    assert_eq!(scene.raw.iter().find(|r| r.name == "num_skins").map(|r| r.value), Some(0));
+    let skin = scene.choices.iter().find(|c| c.key == quake2::skins::CHOICE_SKIN).expect("a skin choice");
+    assert_eq!(skin.options, ["x.pcx", "other.pcx"]);
+    assert_eq!(skin.available, [true, true]);
+    assert_eq!(skin.selected, Some(0));
+    let weapon = scene.choices.iter().find(|c| c.key == quake2::skins::CHOICE_WEAPON_SKIN).expect("weapon skin");
+    assert_eq!(weapon.options, ["weapon.pcx"]);
+    let drawn = |scene: &mdview::scene::Scene, mesh: usize| {
+        let material = scene.meshes[mesh].submeshes[0].material.unwrap();
+        scene.material_image(material).and_then(|image| image.location()).unwrap_or_default()
+    };
+    assert!(drawn(&scene, 0).ends_with("x.pcx"), "{}", drawn(&scene, 0));
+    assert!(drawn(&scene, 1).ends_with("weapon.pcx"), "{}", drawn(&scene, 1));
+    // The pixels are the skin's: the flat colour written into x.pcx.
+    let material = scene.meshes[0].submeshes[0].material.unwrap();
+    let pixels = scene.material_image(material).unwrap().load().unwrap();
+    assert_eq!((pixels.width, pixels.height), (8, 8));
+    assert_eq!(pixels.rgba[..4], [X_SKIN[0], X_SKIN[1], X_SKIN[2], 255]);
+    assert!(scene.warnings.iter().all(|w| !w.contains("not found")), "{:?}", scene.warnings);
+
+    let picked = formats::open_with(&path, &[formats::Pick { key: "skin".into(), option: 1 }]).unwrap();
+    assert!(drawn(&picked, 0).ends_with("other.pcx"), "{}", drawn(&picked, 0));
+    assert_eq!(picked.choices[0].selected, Some(1));
+
+    // `info` lists them as folder skins, with the file each resolved to.
+    let out = Command::new(env!("CARGO_BIN_EXE_mdview")).args(["info", path.to_str().unwrap()]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("folder skin 0: x.pcx: ") && text.contains("folder skin 1: other.pcx: "), "{text}");
+    assert!(text.contains("Skin (skin): *x.pcx, other.pcx"), "{text}");
+    // `export` names the same file in the MTL.
+    let obj = root.join("x.obj");
+    let out = Command::new(env!("CARGO_BIN_EXE_mdview"))
+        .args(["export", path.to_str().unwrap(), "-o", obj.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mtl = std::fs::read_to_string(root.join("x.mtl")).unwrap();
+    assert!(mtl.contains(&format!("map_Kd {}", root.join("x").join("x.pcx").display())), "{mtl}");
+    std::fs::remove_dir_all(&root).ok();
+}
+
+/// The damage sweep over the folder-skin fixture: the skin truncated at every byte and with
+/// each byte's high bit flipped still opens the model, and loading the skin gives pixels of the
+/// stated size or an error, never a panic.
+#[test]
+fn damaged_folder_skins_open_and_load_without_panicking() {
+    let root = temp_dir("q2-folder-skins-damage");
+    let path = quake2_player_folder(&root);
+    let skin = root.join("x").join("x.pcx");
+    let good = std::fs::read(&skin).unwrap();
+    let mut variants: Vec<Vec<u8>> = (0..good.len()).map(|len| good[..len].to_vec()).collect();
+    variants.extend((0..good.len()).map(|i| {
+        let mut flipped = good.clone();
+        flipped[i] ^= 0x80;
+        flipped
+    }));
+    // Every variant through the one image decoder the scene's images load with...
+    for bytes in &variants {
+        if let Ok(image) = formats::assets::decode_image(bytes, "x.pcx", "x.pcx".into()) {
+            assert_eq!(image.rgba.len() as u64, u64::from(image.width) * u64::from(image.height) * 4);
+        }
+    }
+    // ...and a few through the whole open and load path.
+    for bytes in variants.iter().step_by(97) {
+        std::fs::write(&skin, bytes).unwrap();
+        let scene = formats::open(&path).unwrap();
+        let material = scene.meshes[0].submeshes[0].material.unwrap();
+        let _ = scene.material_image(material).unwrap().load();
+    }
+    std::fs::remove_dir_all(&root).ok();
+}
+
+/// A skin path with backslashes (as `players\drfreak\weapon.pcx` is stored) resolves from the
+/// folder above, the same file whether `info` or the renderer asks.
+#[test]
+fn backslash_skin_paths_resolve() {
+    let root = temp_dir("q2-backslash");
+    let dir = root.join("players").join("drfreak");
+    std::fs::create_dir_all(&dir).unwrap();
+    write(&dir, "Weapon.PCX", &flat_pcx(WEAPON_SKIN));
+    let path = write(&dir, "w.md2", &quake2_quad(0, &["players\\drfreak\\weapon.pcx"]).to_bytes());
+    let scene = formats::open(&path).unwrap();
+    let location = scene.material_image(0).and_then(|image| image.location());
+    assert_eq!(location.map(PathBuf::from), Some(dir.join("Weapon.PCX")));
+    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+    std::fs::remove_dir_all(&root).ok();
 }
 
 fn obj_vertices(text: &str) -> Vec<[f32; 3]> {
@@ -268,7 +366,8 @@ fn a_player_model_shows_its_weapon_on_the_same_frames() {
     let scene = formats::open(&path).unwrap();
     assert_eq!(scene.nodes[1].name, "weapon");
     assert_eq!(scene.meshes[1].source_positions.len(), 20);
-    assert!(scene.materials[5].texture_path.as_ref().is_some_and(|p| p.ends_with("weapon.pcx")));
+    let weapon_skin = scene.material_image(5).and_then(|image| image.location());
+    assert!(weapon_skin.as_ref().is_some_and(|p| p.ends_with("weapon.pcx")), "{weapon_skin:?}");
     assert!(scene.clips.iter().all(|c| c.channels.len() == 2), "every clip poses the weapon too");
     // At frame 40 (run) the weapon follows its own frame 40.
     let run = mdview::scene::resolve_clip(&scene, "run").unwrap();

@@ -113,3 +113,77 @@ fn bad_arguments_fail_with_one_line() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Every model file under the corpus (read in place), and the demo models.
+fn corpus_and_demo_models() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if mdview::formats::assets::is_model_file(&path) && !path.to_string_lossy().contains("malformed") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if !corpus.exists() {
+        eprintln!("SKIP (corpus part): no corpus at {}", corpus.display());
+    }
+    walk(&corpus, &mut out);
+    walk(&demo(""), &mut out);
+    out.sort();
+    out
+}
+
+/// One answer to "where is this texture": for every material of every corpus model, `info`
+/// names the file that `render --verbose` draws, or both say it is missing.
+#[test]
+fn info_and_render_name_the_same_texture_file() {
+    if !have_adapter() {
+        return;
+    }
+    let dir = out_dir("one-resolver");
+    let png = dir.join("shot.png");
+    let mut compared = 0;
+    for model in corpus_and_demo_models() {
+        let info = mdview(&["info", "--json", &model.to_string_lossy()]);
+        if !info.status.success() {
+            continue; // Files that do not open have nothing to draw (the damage tests cover them).
+        }
+        let summary: serde_json::Value = serde_json::from_slice(&info.stdout).expect("info --json");
+        let render =
+            mdview(&["render", &model.to_string_lossy(), "-o", &png.to_string_lossy(), "--size", "64x64", "--verbose"]);
+        let stderr = String::from_utf8_lossy(&render.stderr);
+        assert!(render.status.success(), "{}: {stderr}", model.display());
+        for texture in summary["textures"].as_array().expect("textures") {
+            if texture["texture"].is_null() {
+                continue;
+            }
+            let material = texture["material"].as_u64().expect("material index");
+            let prefix = format!("material {material} '");
+            let line = stderr.lines().find(|l| l.starts_with(&prefix)).unwrap_or_else(|| {
+                panic!("{}: render --verbose has no line for material {material}:\n{stderr}", model.display())
+            });
+            let drawn = line.split_once("': ").map(|(_, rest)| rest).unwrap_or_default();
+            match texture["resolved"].as_str() {
+                Some(file) => assert!(
+                    drawn.starts_with(&format!("{file} [")),
+                    "{}: info says material {material} is {file}, render drew {drawn}",
+                    model.display()
+                ),
+                None => assert!(
+                    drawn.starts_with("fallback tile"),
+                    "{}: info says material {material} is missing, render drew {drawn}",
+                    model.display()
+                ),
+            }
+            compared += 1;
+        }
+    }
+    assert!(compared > 0, "no textured material was compared");
+    eprintln!("compared {compared} materials");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -5,6 +5,8 @@
 //!
 //! Without an adapter these tests skip with a message, unless `CI` is set: there they fail.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Vec2, Vec3};
@@ -28,8 +30,8 @@ fn manifest_dir() -> PathBuf {
 
 /// A renderer with `scene` loaded, or `None` (with a message) when the machine has no adapter
 /// and `CI` is unset.
-fn offscreen(scene: &Scene, texture_dirs: &[PathBuf]) -> Option<OffscreenRenderer> {
-    match OffscreenRenderer::new(scene, texture_dirs) {
+fn offscreen(scene: &Scene) -> Option<OffscreenRenderer> {
+    match OffscreenRenderer::new(scene) {
         Ok(r) => Some(r),
         Err(e) if std::env::var_os("CI").is_none() => {
             eprintln!("SKIPPED: no wgpu adapter on this machine ({e:#}); set CI=1 to make this a failure");
@@ -99,7 +101,7 @@ fn check_golden(name: &str, actual: &RgbaImage) {
 #[test]
 fn island_with_dummies_and_sheared_node() {
     let scene = open_demo("island.MD2");
-    let Some(mut r) = offscreen(&scene, &[]) else { return };
+    let Some(mut r) = offscreen(&scene) else { return };
     assert_eq!(r.report.fallback_count(), 0, "demo textures resolve:\n{}", r.report.to_text());
     let passes: Vec<DrawPass> = r.report.materials.iter().map(|m| m.pass).collect();
     assert!(passes.contains(&DrawPass::CutOut), "palm leaves are cut-outs: {passes:?}");
@@ -112,7 +114,7 @@ fn island_with_dummies_and_sheared_node() {
 #[test]
 fn island_overlays_show_dummy_axes_and_sheared_boxes() {
     let scene = open_demo("island.MD2");
-    let Some(mut r) = offscreen(&scene, &[]) else { return };
+    let Some(mut r) = offscreen(&scene) else { return };
     let pose = Pose::rest(&scene);
     let mut view = framed_view(&scene, -35.0, 35.0);
     // Closer than the framing of the whole sea, so the palms, their dummies and the sheared
@@ -136,7 +138,7 @@ fn gate_at(frame_of: impl Fn(&mdview::scene::Clip) -> f32, name: &str) {
     let scene = open_demo("gate.MD2");
     let clip = mdview::scene::resolve_clip(&scene, "M1").expect("gate has M1");
     let time = frame_of(&scene.clips[clip]);
-    let Some(mut r) = offscreen(&scene, &[]) else { return };
+    let Some(mut r) = offscreen(&scene) else { return };
     let pose = Pose::at(&scene, Some(clip), time);
     let image = r.render(&scene, &pose, &framed_view(&scene, 25.0, 15.0)).expect("render");
     check_golden(name, &image);
@@ -156,7 +158,7 @@ fn gate_last_frame() {
 fn fountain_mid_morph() {
     let scene = open_demo("fountain.MD2");
     let clip = mdview::scene::resolve_clip(&scene, "M1").expect("fountain has M1");
-    let Some(mut r) = offscreen(&scene, &[]) else { return };
+    let Some(mut r) = offscreen(&scene) else { return };
     let (start, end) = (scene.clips[clip].start, scene.clips[clip].end);
     let mut pose = Pose::rest(&scene);
     // Draw a few frames through the same renderer first: morphed buffers are rewritten in
@@ -262,6 +264,8 @@ fn see_through_scene(dir: &Path) -> Scene {
         scene.nodes.push(node);
         scene.meshes.push(quad(name, index, min, max, material));
     }
+    // Textures are found beside the model by the one resolver, as an opened model's are.
+    mdview::formats::resolve_images(&mut scene, &[]);
     scene
 }
 
@@ -270,7 +274,7 @@ fn see_through_cut_out_over_blended() {
     let dir = std::env::temp_dir().join(format!("mdview-golden-see-through-{}", std::process::id()));
     write_see_through_textures(&dir);
     let scene = see_through_scene(&dir);
-    let Some(mut r) = offscreen(&scene, &[]) else { return };
+    let Some(mut r) = offscreen(&scene) else { return };
     let passes: Vec<(String, DrawPass)> = r.report.materials.iter().map(|m| (m.name.clone(), m.pass)).collect();
     assert_eq!(
         passes.iter().map(|(_, p)| *p).collect::<Vec<_>>(),
@@ -317,7 +321,7 @@ fn see_through_cut_out_over_blended() {
 #[test]
 fn transparent_background_and_flag_tint() {
     let scene = open_demo("gate.MD2");
-    let Some(mut r) = offscreen(&scene, &[]) else { return };
+    let Some(mut r) = offscreen(&scene) else { return };
     let mut view = framed_view(&scene, 0.0, 0.0);
     view.background = [0.0; 4];
     view.flag_bits = Some(0x02);
@@ -336,12 +340,45 @@ fn quake2_golden(file: &str, clip: &str, frame: f32, name: &str) {
         return;
     }
     let scene = mdview::formats::open(&path).unwrap_or_else(|e| panic!("{e}"));
-    let Some(mut r) = offscreen(&scene, &[]) else { return };
+    let Some(mut r) = offscreen(&scene) else { return };
     let clip = mdview::scene::resolve_clip(&scene, clip).expect("clip");
     let start = scene.clips[clip].start;
     let pose = Pose::at(&scene, Some(clip), start + frame);
     let image = r.render(&scene, &pose, &framed_view(&scene, 40.0, 15.0)).expect("render");
     check_golden(name, &image);
+}
+
+/// A player model that names no skin draws with the image named like its folder (`x/x.pcx`,
+/// flat red), and its weapon with the `weapon.pcx` it names (flat yellow): both textured,
+/// neither the white of an untextured material nor the fallback tile.
+#[test]
+fn quake2_player_without_skins_draws_its_folder_skin() {
+    let root = common::temp_dir("golden-q2-folder-skin");
+    let path = common::quake2_player_folder(&root);
+    let scene = mdview::formats::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    let Some(mut r) = offscreen(&scene) else { return };
+    assert_eq!(r.report.fallback_count(), 0, "{}", r.report.to_text());
+    let mut view = framed_view(&scene, 0.0, 0.0);
+    view.lit = false;
+    let image = r.render(&scene, &Pose::rest(&scene), &view).expect("render");
+    // Unlit, a texel shows its own colour. The model spans the left part of the picture, the
+    // weapon the right; sample the middle of each quad's projection.
+    let world_to_pixel = |p: Vec3| {
+        let clip =
+            view.camera.clip_from_world(view.aspect(), mdview::render::camera::bounding_sphere(&scene.bounds()).1)
+                * p.extend(1.0);
+        let ndc = clip.truncate() / clip.w;
+        (((ndc.x + 1.0) * 0.5 * SIZE[0] as f32) as u32, ((1.0 - ndc.y) * 0.5 * SIZE[1] as f32) as u32)
+    };
+    let near = |a: [u8; 4], b: [u8; 3]| a.iter().zip(b).all(|(&x, y)| x.abs_diff(y) <= 3);
+    let (mx, my) = world_to_pixel(Vec3::new(8.0, 8.0, 0.0));
+    let model = image.get_pixel(mx, my).0;
+    assert!(near(model, common::X_SKIN), "model at ({mx}, {my}) is {model:?}, not x.pcx's {:?}", common::X_SKIN);
+    let (wx, wy) = world_to_pixel(Vec3::new(32.0, 8.0, 0.0));
+    let weapon = image.get_pixel(wx, wy).0;
+    assert!(near(weapon, common::WEAPON_SKIN), "weapon at ({wx}, {wy}) is {weapon:?}");
+    check_golden("quake2_folder_skin", &image);
+    std::fs::remove_dir_all(&root).ok();
 }
 
 #[test]
@@ -367,7 +404,6 @@ fn halves_quad_scene(dir: &Path) -> Scene {
     scene.path = Some(dir.join("quad.m2"));
     let mut material = Material::new("halves");
     material.texture = Some("halves.png".into());
-    material.texture_path = Some(texture);
     material.alpha = AlphaMode::Blend(BlendMode::Alpha);
     material.unlit = true;
     material.two_sided = true;
@@ -376,6 +412,8 @@ fn halves_quad_scene(dir: &Path) -> Scene {
     node.mesh = Some(0);
     scene.nodes.push(node);
     scene.meshes.push(quad("quad", 0, Vec2::splat(-1.0), Vec2::splat(1.0), 0));
+    mdview::formats::resolve_images(&mut scene, &[]);
+    assert!(scene.images[0].location().is_some_and(|l| l.ends_with("halves.png")), "halves.png resolves");
     scene
 }
 
@@ -387,7 +425,7 @@ fn sphere_mapped_materials_sample_by_reflection() {
     let dir = std::env::temp_dir().join(format!("mdview-sphere-map-{}", std::process::id()));
     let mut scene = halves_quad_scene(&dir);
     scene.meshes[0].uvs = vec![Vec2::new(0.9, 0.5); 4];
-    let Some(mut plain) = offscreen(&scene, &[]) else { return };
+    let Some(mut plain) = offscreen(&scene) else { return };
     let mut view = framed_view(&scene, 0.0, 0.0);
     view.background = [0.0, 0.0, 0.0, 1.0];
     let row = |image: &RgbaImage, fraction: f32| {
@@ -397,7 +435,7 @@ fn sphere_mapped_materials_sample_by_reflection() {
     assert!(row(&image, 0.4)[1] > 240 && row(&image, 0.6)[1] > 240, "mesh UVs: all green");
 
     scene.materials[0].sphere_map = true;
-    let Some(mut mapped) = offscreen(&scene, &[]) else { return };
+    let Some(mut mapped) = offscreen(&scene) else { return };
     let image = mapped.render(&scene, &Pose::rest(&scene), &view).expect("render");
     let (left, right) = (row(&image, 0.4), row(&image, 0.6));
     // Seen head-on, a point left of centre reflects the eye ray to the left: u < 0.5, red.
@@ -448,7 +486,7 @@ fn material_colour_alpha_and_texture_transform_animate() {
             },
         ),
     ];
-    let Some(mut r) = offscreen(&scene, &[]) else { return };
+    let Some(mut r) = offscreen(&scene) else { return };
     let mut view = framed_view(&scene, 0.0, 0.0);
     view.background = [0.0, 0.0, 0.0, 1.0];
     // Two sample points across the quad, one in each texture half, and their colours.
@@ -493,7 +531,7 @@ fn m2_golden(file: &str, sequence: Option<(&str, f32)>, name: &str) {
         return;
     }
     let scene = mdview::formats::open(&path).unwrap_or_else(|e| panic!("{e}"));
-    let Some(mut r) = offscreen(&scene, &[]) else { return };
+    let Some(mut r) = offscreen(&scene) else { return };
     let pose = match sequence {
         Some((clip, ms)) => Pose::at(&scene, Some(mdview::scene::resolve_clip(&scene, clip).expect("sequence")), ms),
         None => Pose::rest(&scene),
@@ -555,7 +593,7 @@ fn m2_blend_modes_blend_as_the_spec_table_says() {
     ];
     for (mode, equation) in modes {
         scene.materials[0].alpha = AlphaMode::Blend(mode);
-        let Some(mut r) = offscreen(&scene, &[]) else { return };
+        let Some(mut r) = offscreen(&scene) else { return };
         let mut view = framed_view(&scene, 0.0, 0.0);
         view.background = [0.5, 0.5, 0.5, 1.0];
         let image = r.render(&scene, &Pose::rest(&scene), &view).expect("render");

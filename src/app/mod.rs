@@ -69,13 +69,8 @@ pub enum Action {
     PickFile,
     PickFolder,
     PlayClip(Option<usize>),
-    /// Draw `mesh` with another of the model's skins (Quake II): material index.
-    UseSkin {
-        mesh: usize,
-        material: usize,
-    },
     /// Reopen the model with option `option` of the choice keyed `key` (M2 skin profile,
-    /// run-time texture), keeping the other picks, the camera and the clip.
+    /// run-time texture, Quake II skin), keeping the other picks, the camera and the clip.
     Choose {
         key: String,
         option: usize,
@@ -447,7 +442,7 @@ impl App {
                 dialog.pick_folder()
             } else {
                 let extensions: Vec<String> =
-                    state::MODEL_EXTENSIONS.iter().flat_map(|e| [e.to_string(), e.to_uppercase()]).collect();
+                    crate::formats::MODEL_EXTENSIONS.iter().flat_map(|e| [e.to_string(), e.to_uppercase()]).collect();
                 dialog.add_filter("Models (md2, mdr, m2)", &extensions).add_filter("All files", &["*"]).pick_file()
             };
             let _ = proxy.send_event(UserEvent::Picked { path, folder, elapsed: started.elapsed() });
@@ -476,19 +471,6 @@ impl App {
                 Action::PlayClip(clip) => {
                     if let Some(doc) = &mut self.viewer.session.doc {
                         doc.play_clip(clip);
-                    }
-                }
-                Action::UseSkin { mesh, material } => {
-                    if let Some(doc) = &mut self.viewer.session.doc
-                        && let Some(m) = doc.scene.meshes.get_mut(mesh)
-                    {
-                        for sub in m.submeshes.iter_mut() {
-                            sub.material = Some(material);
-                        }
-                        // Textures are uploaded per scene; re-upload with the new skin.
-                        if let Some(gfx) = &mut self.gfx {
-                            self.viewer.texture_report = Some(gfx.viewport.load(doc));
-                        }
                     }
                 }
                 Action::Choose { key, option } => {

@@ -474,8 +474,8 @@ fn materials_ui(ui: &mut Ui, doc: &Document, report: Option<&SceneReport>, colou
             let drawn = report.and_then(|r| r.materials.iter().find(|m| m.material == index));
             match drawn.map(|m| &m.source) {
                 Some(TextureSource::File(path)) => {
-                    ui.colored_label(OK_COLOUR, format!("✔ found: {}", file_name(path)))
-                        .on_hover_text(path.display().to_string());
+                    ui.colored_label(OK_COLOUR, format!("✔ found: {}", file_name(std::path::Path::new(path))))
+                        .on_hover_text(path.as_str());
                 }
                 Some(TextureSource::Fallback { reason }) => {
                     ui.colored_label(WARN_COLOUR, "⚠ fallback tile").on_hover_text(reason);
@@ -526,7 +526,7 @@ fn materials_ui(ui: &mut Ui, doc: &Document, report: Option<&SceneReport>, colou
         ui.add_space(4.0);
         ui.weak("Textures are looked for in:");
         for dir in &report.texture_dirs {
-            ui.label(RichText::new(dir.display().to_string()).small().weak());
+            ui.label(RichText::new(dir).small().weak());
         }
     }
 }
@@ -544,48 +544,8 @@ fn flag_chip_ui(ui: &mut Ui, bit: u32, set: bool, colour_by: &mut Option<u32>) {
     }
 }
 
-/// Quake II models name several skins; each mesh offers the ones that belong to it (the model's
-/// `skin N` materials, the attached weapon's `weapon skin N`).
-fn skins_ui(ui: &mut Ui, doc: &Document, actions: &mut Vec<Action>) {
-    if doc.scene.format != crate::scene::FormatKind::Quake2Md2 {
-        return;
-    }
-    for (mesh_index, mesh) in doc.scene.meshes.iter().enumerate() {
-        let prefix = if mesh.name == "weapon" { "weapon skin " } else { "skin " };
-        let choices: Vec<usize> = doc
-            .scene
-            .materials
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| m.name.starts_with(prefix) && m.texture.is_some())
-            .map(|(i, _)| i)
-            .collect();
-        if choices.len() < 2 {
-            continue;
-        }
-        let current = mesh.submeshes.first().and_then(|s| s.material);
-        let label = |i: usize| {
-            let m = doc.scene.materials.get(i);
-            let name = m.and_then(|m| m.texture.as_deref()).unwrap_or("?");
-            let missing = if m.is_some_and(|m| m.texture_path.is_none()) { " (missing)" } else { "" };
-            format!("{}{missing}", name.rsplit(['/', '\\']).next().unwrap_or(name))
-        };
-        ui.horizontal(|ui| {
-            ui.label(format!("Skin of {}", mesh.name));
-            egui::ComboBox::from_id_salt(("skin", mesh_index))
-                .selected_text(current.map(label).unwrap_or_default())
-                .show_ui(ui, |ui| {
-                    for &choice in &choices {
-                        if ui.selectable_label(current == Some(choice), label(choice)).clicked() {
-                            actions.push(Action::UseSkin { mesh: mesh_index, material: choice });
-                        }
-                    }
-                });
-        });
-    }
-}
-
-/// Choices among sibling files the opener made (M2: skin profile, run-time texture); picking
+/// Choices among sibling files the opener made (M2: skin profile, run-time texture; Quake II:
+/// the skin of the model and of its weapon); picking
 /// another reopens the model with it.
 fn choices_ui(ui: &mut Ui, doc: &Document, actions: &mut Vec<Action>) {
     egui::Grid::new("open-choices").num_columns(2).show(ui, |ui| {
@@ -623,7 +583,6 @@ fn frame_name(doc: &Document) -> Option<&str> {
 }
 
 fn animations_ui(ui: &mut Ui, doc: &Document, actions: &mut Vec<Action>) {
-    skins_ui(ui, doc, actions);
     if doc.scene.clips.is_empty() {
         ui.weak("No animations. TPW animations are files named <model>M1.md2, M2… beside the model.");
         return;

@@ -7,21 +7,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::loader::Loaded;
-use crate::formats::tpw::siblings::split_anim_stem;
+use crate::formats::{group_models, is_model_file};
 use crate::info::Summary;
 use crate::scene::{Scene, anim::Pose};
-
-/// File extensions the viewer lists and the open dialog offers (compared case-insensitively).
-pub const MODEL_EXTENSIONS: &[&str] = &["md2", "mdr", "m2"];
-
-/// Whether `path` has one of the supported model extensions.
-pub fn is_model_file(path: &Path) -> bool {
-    path.extension().is_some_and(|e| MODEL_EXTENSIONS.iter().any(|m| e.eq_ignore_ascii_case(m)))
-}
-
-fn stem_of(path: &Path) -> String {
-    path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
-}
 
 fn name_of(path: &Path) -> String {
     path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
@@ -61,30 +49,11 @@ impl Folder {
     /// Groups `files` into entries: an animation file whose base model is among `files` goes
     /// under that model; an animation without its base stays a normal entry so it can still be
     /// opened (and reports what it needs).
-    pub fn from_files(dir: &Path, mut files: Vec<PathBuf>) -> Folder {
-        files.retain(|p| is_model_file(p));
-        files.sort_by_key(|p| (name_of(p).to_lowercase(), name_of(p)));
-        let stems: Vec<String> = files.iter().map(|p| stem_of(p).to_lowercase()).collect();
-        let mut entries: Vec<FolderEntry> = Vec::new();
-        let mut anims: Vec<(String, u32, PathBuf)> = Vec::new();
-        for path in &files {
-            let stem = stem_of(path);
-            let is_md2 = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("md2"));
-            let base = if is_md2 { split_anim_stem(&stem) } else { None };
-            match base {
-                Some((b, n)) if stems.iter().any(|s| s.eq_ignore_ascii_case(b)) => {
-                    anims.push((b.to_lowercase(), n, path.clone()));
-                }
-                _ => entries.push(FolderEntry { path: path.clone(), name: name_of(path), animations: Vec::new() }),
-            }
-        }
-        anims.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.2.cmp(&b.2)));
-        for (base, _, path) in anims {
-            let owner = entries.iter_mut().find(|e| stem_of(&e.path).to_lowercase() == base);
-            if let Some(owner) = owner {
-                owner.animations.push(path);
-            }
-        }
+    pub fn from_files(dir: &Path, files: Vec<PathBuf>) -> Folder {
+        let entries = group_models(files)
+            .into_iter()
+            .map(|group| FolderEntry { name: name_of(&group.model), path: group.model, animations: group.animations })
+            .collect();
         Folder { dir: dir.to_path_buf(), entries, filter: String::new(), current: None }
     }
 
@@ -492,7 +461,7 @@ impl Session {
                 return Err(format!(
                     "{}: no models here (looking for .{})",
                     path.display(),
-                    MODEL_EXTENSIONS.join(", .")
+                    crate::formats::MODEL_EXTENSIONS.join(", .")
                 ));
             };
             self.recent.add_folder(path);

@@ -2,8 +2,6 @@
 //! one function ([`Viewport::draw`]) that asks the renderer for a picture of the current pose.
 //! The picture is an offscreen texture that egui shows as an image.
 
-use std::path::PathBuf;
-
 use glam::Vec3;
 
 use super::state::Document;
@@ -130,11 +128,10 @@ impl Viewport {
         Viewport { renderer, loaded: false, target: None }
     }
 
-    /// Uploads a newly opened scene; textures are looked up beside the model.
+    /// Uploads a newly opened scene with the images it was opened with.
     pub fn load(&mut self, doc: &Document) -> SceneReport {
-        let extra: Vec<PathBuf> = Vec::new();
         self.loaded = true;
-        self.renderer.load_scene(&doc.scene, &extra)
+        self.renderer.load_scene(&doc.scene)
     }
 
     /// Draws the current pose at `size` pixels and returns the view egui shows.

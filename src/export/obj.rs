@@ -21,7 +21,9 @@ pub fn to_obj(scene: &Scene, pose: &Pose, mtl_name: &str) -> (String, String) {
     for (index, material) in scene.materials.iter().enumerate() {
         let _ = writeln!(mtl, "newmtl {}", material_name(scene, index));
         let _ = writeln!(mtl, "Kd {} {} {}", material.base_color.x, material.base_color.y, material.base_color.z);
-        if let Some(texture) = &material.texture {
+        // The file the one texture resolver found (what `render` draws), else the name as stated.
+        let resolved = scene.material_image(index).and_then(|image| image.location());
+        if let Some(texture) = resolved.as_ref().or(material.texture.as_ref()) {
             let _ = writeln!(mtl, "map_Kd {texture}");
         }
         let _ = writeln!(mtl);

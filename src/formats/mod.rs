@@ -5,6 +5,7 @@
 // File data is untrusted: no unwrap, no panicking index or slice anywhere in the decoders.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
+pub mod assets;
 pub mod error;
 pub mod frame_clips;
 pub mod m2;
@@ -14,8 +15,9 @@ pub mod quake_axes;
 pub mod reader;
 pub mod tpw;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+pub use assets::{MODEL_EXTENSIONS, is_model_file};
 pub use error::{DecodeError, DecodeResult, ErrorKind};
 
 use crate::scene::{FormatKind, Scene};
@@ -59,12 +61,28 @@ pub enum OpenError {
 
 /// Decodes bytes of a detected format on their own, without looking for sibling files.
 pub fn decode_bytes(data: &[u8]) -> DecodeResult<Scene> {
-    match detect(data)? {
+    let mut scene = match detect(data)? {
         FormatKind::TpwMd2 => tpw::decode(data),
         FormatKind::Quake2Md2 => quake2::decode(data),
         FormatKind::Quake3Mdr => mdr::decode(data),
         FormatKind::WowM2 => m2::decode(data),
         FormatKind::WowSkin => Err(m2::lone_skin_error(None)),
+    }?;
+    // No folder to search: every named texture is an image that resolved nowhere.
+    assets::attach_images(&mut scene, &mut assets::Assets::new(), &[]);
+    validated(scene)
+}
+
+/// Runs [`Scene::validate`] on a decoded scene: a violation becomes the format's typed error.
+fn validated(mut scene: Scene) -> DecodeResult<Scene> {
+    match scene.validate() {
+        Ok(()) => Ok(scene),
+        Err(violation) => Err(DecodeError::invalid(
+            scene.format.id(),
+            format!("decoded scene {}", violation.location),
+            0,
+            violation.problem,
+        )),
     }
 }
 
@@ -88,16 +106,66 @@ pub fn open_with(path: &Path, picks: &[Pick]) -> Result<Scene, OpenError> {
     let display = path.display().to_string();
     let data = std::fs::read(path).map_err(|source| OpenError::Io { path: display.clone(), source })?;
     let kind = detect(&data).map_err(|source| OpenError::Decode { path: display.clone(), source })?;
+    let mut assets = assets::Assets::new();
     let mut scene = match kind {
         FormatKind::TpwMd2 => tpw::open(path, &data),
-        FormatKind::Quake2Md2 => quake2::open(path, &data),
+        FormatKind::Quake2Md2 => quake2::open(path, &data, &mut assets, picks),
         FormatKind::WowM2 => m2::open_with(path, &data, &m2::OpenOptions::from_picks(path, picks)),
         FormatKind::WowSkin => Err(m2::lone_skin_error(Some(path))),
         FormatKind::Quake3Mdr => mdr::decode(&data),
     }
-    .map_err(|source| OpenError::Decode { path: display, source })?;
+    .map_err(|source| OpenError::Decode { path: display.clone(), source })?;
     scene.path = Some(path.to_path_buf());
-    Ok(scene)
+    assets::attach_images(&mut scene, &mut assets, &[]);
+    validated(scene).map_err(|source| OpenError::Decode { path: display, source })
+}
+
+/// Looks again for the textures of `scene` that resolved nowhere, now also in `extra` folders
+/// (`render --texture-dir`), with the same resolver [`open`] used.
+pub fn resolve_images(scene: &mut Scene, extra: &[std::path::PathBuf]) {
+    assets::attach_images(scene, &mut assets::Assets::new(), extra);
+}
+
+/// One model file with the animation files that belong to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelGroup {
+    pub model: PathBuf,
+    /// Sibling animation files, in playing order (TPW: `<base>M<n>.md2` by `n`).
+    pub animations: Vec<PathBuf>,
+}
+
+/// Groups model files into models and their animation files, the way [`open`] attaches them:
+/// a TPW animation `<base>M<n>.md2` whose base model (`<base>.*`, any case, same folder) is
+/// among `files` goes under it; an animation without its base stays a group of its own, so it
+/// can still be opened and say what it needs. Files that are not models are left out. Groups
+/// are in file-name order (case-insensitive), the viewer's folder list and `scan` both use it.
+pub fn group_models(mut files: Vec<PathBuf>) -> Vec<ModelGroup> {
+    let name_of = |p: &Path| p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let stem_of = |p: &Path| p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let key = |p: &Path, stem: &str| (assets::model_folder(p), stem.to_lowercase());
+    files.retain(|p| is_model_file(p));
+    files.sort_by_key(|p| (name_of(p).to_lowercase(), name_of(p)));
+    let stems: std::collections::HashSet<(PathBuf, String)> = files.iter().map(|p| key(p, &stem_of(p))).collect();
+    let mut groups: Vec<ModelGroup> = Vec::new();
+    let mut animations: Vec<(u32, PathBuf, (PathBuf, String))> = Vec::new();
+    for path in files {
+        let stem = stem_of(&path);
+        let is_md2 = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("md2"));
+        match tpw::siblings::split_anim_stem(&stem).filter(|_| is_md2) {
+            Some((base, n)) if stems.contains(&key(&path, base)) => {
+                let owner = key(&path, base);
+                animations.push((n, path, owner));
+            }
+            _ => groups.push(ModelGroup { model: path, animations: Vec::new() }),
+        }
+    }
+    animations.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+    for (_, path, owner) in animations {
+        if let Some(group) = groups.iter_mut().find(|g| key(&g.model, &stem_of(&g.model)) == owner) {
+            group.animations.push(path);
+        }
+    }
+    groups
 }
 
 #[cfg(test)]
@@ -119,6 +187,29 @@ mod tests {
         let text = err.to_string();
         assert!(text.contains("50 4B 03 04"), "{text}");
         assert_eq!(err.offset, 0);
+    }
+
+    #[test]
+    fn animations_group_under_their_base_in_the_same_folder() {
+        let files: Vec<PathBuf> =
+            ["a/gateM10.md2", "a/GATE.md2", "a/gatem2.MD2", "b/gateM1.md2", "a/rabbit.m2", "a/notes.txt"]
+                .iter()
+                .map(PathBuf::from)
+                .collect();
+        let groups = group_models(files);
+        let shown: Vec<(String, Vec<String>)> = groups
+            .iter()
+            .map(|g| (g.model.display().to_string(), g.animations.iter().map(|a| a.display().to_string()).collect()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("a/GATE.md2".to_string(), vec!["a/gatem2.MD2".to_string(), "a/gateM10.md2".to_string()]),
+                // Its base is in another folder: a group of its own.
+                ("b/gateM1.md2".to_string(), vec![]),
+                ("a/rabbit.m2".to_string(), vec![]),
+            ]
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! #         scene: &mdview::scene::Scene, pose: &mdview::scene::anim::Pose) {
 //! use mdview::render::{Camera, Renderer, ViewParams};
 //! let mut renderer = Renderer::new(adapter, device, queue);
-//! let report = renderer.load_scene(scene, &[]); // uploads meshes and textures once
+//! let report = renderer.load_scene(scene); // uploads meshes and textures once
 //! let camera = Camera::framing(&scene.bounds(), 30.0, 20.0, 16.0 / 9.0);
 //! let view = ViewParams::new([1280, 720], camera);
 //! let texture_view = renderer.draw(scene, pose, &view); // an Rgba8UnormSrgb view
@@ -49,7 +49,6 @@ mod resources;
 pub mod textures;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use glam::{Mat4, Vec3};
 use image::RgbaImage;
@@ -63,7 +62,7 @@ use resources::{
     DrawSlots, GpuMaterial, GpuMesh, GpuScene, GpuTexture, Targets, create_draw_slots, create_targets, upload_edges,
     upload_mesh, upload_texture,
 };
-use textures::{SeeThroughKind, TextureResolver};
+use textures::SeeThroughKind;
 
 use crate::scene::anim::Pose;
 use crate::scene::{AlphaMode, BlendMode, Mesh, Scene};
@@ -143,11 +142,10 @@ impl ViewParams {
 pub enum TextureSource {
     /// The material names no texture.
     Untextured,
-    File(PathBuf),
+    /// Where the image was read from ([`crate::scene::SceneImage::location`]).
+    File(String),
     /// The engine's brown noise tile, and why.
-    Fallback {
-        reason: String,
-    },
+    Fallback { reason: String },
 }
 
 /// How a material is drawn.
@@ -210,8 +208,8 @@ pub struct SceneReport {
     pub meshes: usize,
     pub vertices: usize,
     pub triangles: usize,
-    /// The folders searched for textures, in order.
-    pub texture_dirs: Vec<PathBuf>,
+    /// The folders searched for textures, in order ([`Scene::image_search`]).
+    pub texture_dirs: Vec<String>,
 }
 
 impl SceneReport {
@@ -225,7 +223,7 @@ impl SceneReport {
         for m in &self.materials {
             let source = match &m.source {
                 TextureSource::Untextured => "no texture".to_string(),
-                TextureSource::File(path) => path.display().to_string(),
+                TextureSource::File(location) => location.clone(),
                 TextureSource::Fallback { reason } => format!("fallback tile ({reason})"),
             };
             out.push_str(&format!("material {} '{}': {} [{}]\n", m.material, m.name, source, m.pass.label()));
@@ -384,55 +382,37 @@ impl Renderer {
         &self.device
     }
 
-    /// Uploads a scene's meshes, textures and materials, replacing the previous scene.
-    /// Textures are searched in the model's folder, a `textures/` folder beside it, then
-    /// `texture_search_dirs`; a texture that resolves nowhere gets the fallback tile, which is
-    /// reported, never an error.
-    pub fn load_scene(&mut self, scene: &Scene, texture_search_dirs: &[PathBuf]) -> SceneReport {
-        let dirs = textures::search_dirs(scene.path.as_deref(), texture_search_dirs);
-        let mut resolver = TextureResolver::new(dirs.clone());
-        let mut report = SceneReport { texture_dirs: dirs, ..SceneReport::default() };
+    /// Uploads a scene's meshes, textures and materials, replacing the previous scene. The
+    /// images are the scene's own ([`Scene::images`], resolved when it was opened); they are
+    /// decoded in parallel through [`crate::scene::SceneImage::load`], which an exporter calls
+    /// too. An image that resolved nowhere or fails to decode gets the fallback tile, which is
+    /// reported, never an error. The renderer reads no files.
+    pub fn load_scene(&mut self, scene: &Scene) -> SceneReport {
+        let mut report = SceneReport { texture_dirs: scene.image_search.clone(), ..SceneReport::default() };
 
-        // Resolve each distinct texture once, decode in parallel, upload in order. A path the
-        // opener already resolved (formats with their own search rules) is used as it is.
-        let mut names: Vec<String> = Vec::new();
-        let mut paths: Vec<Option<PathBuf>> = Vec::new();
-        let mut name_index: HashMap<String, usize> = HashMap::new();
-        for material in &scene.materials {
-            if let Some(key) = texture_key(material)
-                && let std::collections::hash_map::Entry::Vacant(slot) = name_index.entry(key)
-            {
-                slot.insert(names.len());
-                let name = material.texture.clone().unwrap_or_default();
-                paths.push(match &material.texture_path {
-                    Some(path) => Some(path.clone()),
-                    None => resolver.resolve(&name),
-                });
-                names.push(name);
-            }
-        }
-        let decoded: Vec<Result<(PathBuf, RgbaImage), String>> = paths
-            .into_par_iter()
-            .map(|path| match path {
-                Some(path) => match textures::load_image(&path) {
-                    Ok(image) => Ok((path, image)),
-                    Err(e) => Err(format!("{e:#}")),
-                },
-                None => Err("not found".to_string()),
+        // Decode each image in parallel, upload in order.
+        let decoded: Vec<Result<(String, RgbaImage), String>> = scene
+            .images
+            .par_iter()
+            .map(|image| {
+                let pixels = image.load()?;
+                let rgba = RgbaImage::from_raw(pixels.width, pixels.height, pixels.rgba.clone())
+                    .ok_or_else(|| format!("{} has the wrong number of bytes", pixels.location))?;
+                Ok((pixels.location.clone(), rgba))
             })
             .collect();
         let mut gpu_textures = Vec::new();
-        // Per distinct name: texture index into gpu_textures (None = fallback), source, alpha.
+        // Per image: texture index into gpu_textures (None = fallback), source, alpha.
         let mut resolved: Vec<(Option<usize>, TextureSource, SeeThroughKind)> = Vec::new();
-        for (name, image) in names.iter().zip(decoded) {
-            match image {
-                Ok((path, image)) => {
-                    let kind = textures::classify_alpha(&image);
-                    gpu_textures.push(upload_texture(&self.device, &self.queue, name, &image));
-                    resolved.push((Some(gpu_textures.len() - 1), TextureSource::File(path), kind));
+        for (image, pixels) in scene.images.iter().zip(decoded) {
+            match pixels {
+                Ok((location, rgba)) => {
+                    let kind = textures::classify_alpha(&rgba);
+                    gpu_textures.push(upload_texture(&self.device, &self.queue, &image.name, &rgba));
+                    resolved.push((Some(gpu_textures.len() - 1), TextureSource::File(location), kind));
                 }
                 Err(reason) => {
-                    log::warn!("texture '{name}': {reason}; using the fallback tile");
+                    log::warn!("texture '{}': {reason}; using the fallback tile", image.name);
                     resolved.push((None, TextureSource::Fallback { reason }, SeeThroughKind::CutOut));
                 }
             }
@@ -440,7 +420,7 @@ impl Renderer {
 
         let mut materials = Vec::with_capacity(scene.materials.len() + 1);
         for (index, material) in scene.materials.iter().enumerate() {
-            let entry = texture_key(material).and_then(|key| name_index.get(&key)).and_then(|&i| resolved.get(i));
+            let entry = material.image.and_then(|i| resolved.get(i));
             let (view, source, see_through) = match entry {
                 Some((Some(texture), source, kind)) => {
                     (gpu_textures.get(*texture).map(|t| &t.view).unwrap_or(&self.fallback.view), source.clone(), *kind)
@@ -454,7 +434,7 @@ impl Renderer {
                 flags: material.flags,
                 two_sided: u32::from(material.two_sided),
                 unlit: u32::from(material.unlit),
-                textured: u32::from(texture_key(material).is_some()),
+                textured: u32::from(material.image.is_some()),
                 uv_rows: MaterialUniforms::IDENTITY_UV,
                 uv_source: [u32::from(material.sphere_map), 0, 0, 0],
             };
@@ -497,11 +477,8 @@ impl Renderer {
         });
         let default_material = materials.len() - 1;
 
-        let meshes: Vec<Option<GpuMesh>> = scene
-            .meshes
-            .iter()
-            .map(|mesh| upload_mesh(&self.device, mesh, scene.materials.len(), default_material))
-            .collect();
+        let meshes: Vec<Option<GpuMesh>> =
+            scene.meshes.iter().map(|mesh| upload_mesh(&self.device, mesh, default_material)).collect();
         report.meshes = meshes.iter().flatten().count();
         report.vertices = scene.meshes.iter().map(Mesh::vertex_count).sum();
         report.triangles = scene.meshes.iter().map(|m| m.triangles.len()).sum();
@@ -843,16 +820,6 @@ impl Renderer {
                 pipelines::create_pipeline(&self.device, &self.layouts, &self.shaders, self.sample_count, key);
             self.pipelines.insert(key, pipeline);
         }
-    }
-}
-
-/// What identifies a material's texture: the opener's resolved path, else the name
-/// (case-insensitively); `None` when the material has no texture.
-fn texture_key(material: &crate::scene::Material) -> Option<String> {
-    match (&material.texture_path, &material.texture) {
-        (Some(path), _) => Some(format!("path:{}", path.display())),
-        (None, Some(name)) => Some(format!("name:{}", name.to_lowercase())),
-        (None, None) => None,
     }
 }
 

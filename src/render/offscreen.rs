@@ -57,8 +57,6 @@ impl HeadlessGpu {
 #[derive(Debug, Clone)]
 pub struct RenderOptions {
     pub view: ViewParams,
-    /// Extra folders to search for textures (after the model's folder and its `textures/`).
-    pub texture_dirs: Vec<std::path::PathBuf>,
 }
 
 impl RenderOptions {
@@ -66,14 +64,14 @@ impl RenderOptions {
     pub fn framed(scene: &Scene, size: [u32; 2], yaw_deg: f32, pitch_deg: f32) -> Self {
         let aspect = size[0].max(1) as f32 / size[1].max(1) as f32;
         let camera = Camera::framing(&scene.bounds(), yaw_deg, pitch_deg, aspect);
-        Self { view: ViewParams::new(size, camera), texture_dirs: Vec::new() }
+        Self { view: ViewParams::new(size, camera) }
     }
 }
 
 /// Renders one pose of a scene to an image on a fresh headless device. For many frames of
 /// one scene, keep an [`OffscreenRenderer`] instead.
 pub fn render_to_image(scene: &Scene, pose: &Pose, opts: &RenderOptions) -> Result<RgbaImage> {
-    let mut offscreen = OffscreenRenderer::new(scene, &opts.texture_dirs)?;
+    let mut offscreen = OffscreenRenderer::new(scene)?;
     offscreen.render(scene, pose, &opts.view)
 }
 
@@ -85,10 +83,12 @@ pub struct OffscreenRenderer {
 }
 
 impl OffscreenRenderer {
-    pub fn new(scene: &Scene, texture_dirs: &[std::path::PathBuf]) -> Result<Self> {
+    /// A renderer with `scene` loaded; its images are the ones it was opened with (see
+    /// `formats::resolve_images` to search more folders first).
+    pub fn new(scene: &Scene) -> Result<Self> {
         let gpu = HeadlessGpu::new()?;
         let mut renderer = gpu.renderer();
-        let report = renderer.load_scene(scene, texture_dirs);
+        let report = renderer.load_scene(scene);
         Ok(Self { gpu, renderer, report })
     }
 

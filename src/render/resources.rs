@@ -153,44 +153,29 @@ pub(super) fn update_animated_buffers(
 }
 
 pub(super) fn rest_vertices(mesh: &Mesh) -> Vec<PositionNormal> {
-    let positions = mesh.render_positions();
-    let normals = if mesh.normals.len() == positions.len() {
-        mesh.normals.clone()
-    } else {
-        crate::scene::compute_normals(&positions, &mesh.triangles)
-    };
-    positions
+    // Validated: one normal per render vertex.
+    mesh.render_positions()
         .iter()
-        .zip(&normals)
+        .zip(&mesh.normals)
         .map(|(p, n)| PositionNormal { position: p.to_array(), normal: n.to_array() })
         .collect()
 }
 
 pub(super) fn rest_uvs(mesh: &Mesh) -> Vec<[f32; 2]> {
-    let mut uvs: Vec<[f32; 2]> = mesh.uvs.iter().map(|uv| uv.to_array()).collect();
-    uvs.resize(mesh.vertex_count(), [0.0; 2]);
-    uvs
+    mesh.uvs.iter().map(|uv| uv.to_array()).collect()
 }
 
-/// Uploads one mesh; `None` when it has no vertices or triangles. Triangle indices out of
-/// range become degenerate, and submesh ranges are clamped to the triangles that exist.
-pub(super) fn upload_mesh(
-    device: &wgpu::Device,
-    mesh: &Mesh,
-    material_count: usize,
-    default_material: usize,
-) -> Option<GpuMesh> {
+/// Uploads one mesh of a validated scene; `None` when it has no vertices or triangles.
+pub(super) fn upload_mesh(device: &wgpu::Device, mesh: &Mesh, default_material: usize) -> Option<GpuMesh> {
     let vertex_count = mesh.vertex_count();
     if vertex_count == 0 || mesh.triangles.is_empty() {
         return None;
     }
     let vertices = rest_vertices(mesh);
     let uvs = rest_uvs(mesh);
-    let indices: Vec<u32> = mesh
-        .triangles
-        .iter()
-        .flat_map(|tri| if tri.iter().all(|&i| (i as usize) < vertex_count) { *tri } else { [0, 0, 0] })
-        .collect();
+    // `Scene::validate` guarantees every index names a render vertex and every submesh range
+    // and material exists, so they are uploaded as they are.
+    let indices: Vec<u32> = mesh.triangles.iter().flatten().copied().collect();
     let triangle_count = mesh.triangles.len() as u32;
     let center_of = |first: u32, count: u32| {
         let tris = mesh.triangles.get(first as usize..(first + count) as usize).unwrap_or(&[]);
@@ -205,14 +190,12 @@ pub(super) fn upload_mesh(
     let mut submeshes: Vec<GpuSubmesh> = mesh
         .submeshes
         .iter()
-        .filter_map(|sub| {
-            let first = sub.first_triangle.min(triangle_count);
-            let end = sub.first_triangle.saturating_add(sub.triangle_count).min(triangle_count);
-            (end > first).then(|| GpuSubmesh {
-                indices: first * 3..end * 3,
-                material: sub.material.filter(|&m| m < material_count).unwrap_or(default_material),
-                center: center_of(first, end - first),
-            })
+        .filter(|sub| sub.triangle_count > 0)
+        .map(|sub| GpuSubmesh {
+            indices: sub.first_triangle * 3..(sub.first_triangle + sub.triangle_count) * 3,
+            // A submesh without a material draws with the default one.
+            material: sub.material.unwrap_or(default_material),
+            center: center_of(sub.first_triangle, sub.triangle_count),
         })
         .collect();
     if mesh.submeshes.is_empty() {

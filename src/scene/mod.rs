@@ -29,6 +29,9 @@
 
 pub mod anim;
 pub mod math;
+pub mod validate;
+
+pub use validate::SceneViolation;
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use serde::Serialize;
@@ -303,9 +306,10 @@ pub struct Material {
     pub name: String,
     /// The texture name as the file states it.
     pub texture: Option<String>,
-    /// The image file the opener resolved for `texture`, when the format has its own search
-    /// rules (Quake II skins); `None` leaves resolution to the renderer's search.
-    pub texture_path: Option<std::path::PathBuf>,
+    /// The image `texture` resolved to: an index into [`Scene::images`], set by the one
+    /// resolver (`formats::assets`) when the scene is opened; `None` when the material has no
+    /// texture or was never resolved.
+    pub image: Option<usize>,
     pub alpha: AlphaMode,
     pub two_sided: bool,
     pub unlit: bool,
@@ -327,7 +331,7 @@ impl Material {
         Self {
             name: name.into(),
             texture: None,
-            texture_path: None,
+            image: None,
             alpha: AlphaMode::Opaque,
             two_sided: false,
             unlit: false,
@@ -338,6 +342,94 @@ impl Material {
             draw_order: 0,
             raw: Vec::new(),
         }
+    }
+}
+
+/// Decoded texture pixels: RGBA8, row-major, top row first, with where they came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Image {
+    pub width: u32,
+    pub height: u32,
+    pub rgba: Vec<u8>,
+    /// Where the pixels were read from (a file path, or a member of an archive).
+    pub location: String,
+}
+
+/// How a see-through texture should be drawn (the renderer and the exporters share this).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeeThroughKind {
+    /// Alpha is (nearly) all fully clear or fully opaque: alpha test, depth write.
+    CutOut,
+    /// Alpha holds real gradients: sorted blending without depth write.
+    Blended,
+}
+
+/// Share of texels with partial alpha above which a texture counts as a true gradient.
+pub const GRADIENT_SHARE: f32 = 0.25;
+
+/// Alpha values strictly between these count as partial (a little slack on both ends, since
+/// compressed or resampled cut-out art rarely lands exactly on 0 and 255).
+const PARTIAL_ALPHA: std::ops::RangeInclusive<u8> = 24..=231;
+
+/// Decides between cut-out and blended drawing for a see-through (TPW bit 0x02) texture of
+/// RGBA8 pixels.
+///
+/// The heuristic: cut-out art (palm fronds, grass, bats) is made of fully clear and fully
+/// opaque texels, with partial alpha only along the antialiased rims of its shapes, a small
+/// share of the image. Gradient art (ripple rings, sea, antenna cone) has partial alpha over
+/// much of its area. So a texture is [`SeeThroughKind::Blended`] when more than
+/// [`GRADIENT_SHARE`] of its texels have alpha in 24..=231, else [`SeeThroughKind::CutOut`].
+/// A texture with no alpha at all is a cut-out that happens to hide nothing, which draws
+/// exactly as opaque with correct depth.
+pub fn classify_see_through(rgba: &[u8]) -> SeeThroughKind {
+    let total = rgba.len() / 4;
+    if total == 0 {
+        return SeeThroughKind::CutOut;
+    }
+    let partial = rgba.chunks_exact(4).filter(|p| p.get(3).is_some_and(|a| PARTIAL_ALPHA.contains(a))).count();
+    if partial as f32 > GRADIENT_SHARE * total as f32 { SeeThroughKind::Blended } else { SeeThroughKind::CutOut }
+}
+
+/// Where a [`SceneImage`]'s bytes live and how they decode. `formats::assets` implements it,
+/// so the scene (and the renderer and exporters that read it) never touch files or codecs.
+pub trait ImageSource: std::fmt::Debug + Send + Sync {
+    /// The file (or archive member) the image comes from, as users should see it.
+    fn location(&self) -> String;
+    /// Reads and decodes the image.
+    fn load(&self) -> Result<Image, String>;
+}
+
+/// One texture a scene's materials refer to ([`Material::image`]): the name as the model
+/// states it, where the resolver found it, and its pixels, decoded on first use and kept.
+/// Clones share the decoded pixels.
+#[derive(Debug, Clone)]
+pub struct SceneImage {
+    /// The texture name as the model states it.
+    pub name: String,
+    /// Where it resolved; `None` when it was found nowhere.
+    pub source: Option<std::sync::Arc<dyn ImageSource>>,
+    loaded: std::sync::Arc<std::sync::OnceLock<Result<std::sync::Arc<Image>, String>>>,
+}
+
+impl SceneImage {
+    pub fn new(name: impl Into<String>, source: Option<std::sync::Arc<dyn ImageSource>>) -> Self {
+        Self { name: name.into(), source, loaded: Default::default() }
+    }
+
+    /// Where the image resolved, if anywhere.
+    pub fn location(&self) -> Option<String> {
+        self.source.as_ref().map(|s| s.location())
+    }
+
+    /// The decoded pixels (decoded once, then shared), or why there are none. The renderer's
+    /// upload and the exporters both call this, so they show the same pixels.
+    pub fn load(&self) -> Result<std::sync::Arc<Image>, String> {
+        self.loaded
+            .get_or_init(|| match &self.source {
+                Some(source) => source.load().map(std::sync::Arc::new),
+                None => Err("not found".to_string()),
+            })
+            .clone()
     }
 }
 
@@ -685,6 +777,10 @@ pub struct Scene {
     /// profile, the image used for run-time texture slots); [`crate::formats::open_with`]
     /// reopens the file with other picks.
     pub choices: Vec<OpenChoice>,
+    /// The textures materials refer to, one per distinct name ([`Material::image`]).
+    pub images: Vec<SceneImage>,
+    /// The folders the texture resolver searched, in order (for the UI's "where did it look").
+    pub image_search: Vec<String>,
 }
 
 /// A titled table of a format's own facts: rows of named values, in order.
@@ -736,7 +832,14 @@ impl Scene {
             details: Vec::new(),
             clip_aliases: Vec::new(),
             choices: Vec::new(),
+            images: Vec::new(),
+            image_search: Vec::new(),
         }
+    }
+
+    /// The image material `material` draws with, if it has one.
+    pub fn material_image(&self, material: usize) -> Option<&SceneImage> {
+        self.materials.get(material).and_then(|m| m.image).and_then(|i| self.images.get(i))
     }
 
     /// Indices of root nodes, in order.

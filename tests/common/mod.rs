@@ -91,3 +91,65 @@ pub fn obj_positions(obj: &str) -> Vec<(String, Vec<[f32; 3]>)> {
     }
     out
 }
+
+/// An 8x8 PCX (RLE, 8-bit, one plane) of one colour: every texel is palette index 1.
+pub fn flat_pcx(rgb: [u8; 3]) -> Vec<u8> {
+    let (width, height) = (8u16, 8u16);
+    let mut bytes = vec![0u8; 128];
+    bytes[0] = 0x0a; // manufacturer
+    bytes[1] = 5; // version
+    bytes[2] = 1; // RLE
+    bytes[3] = 8; // bits per pixel
+    bytes[8..10].copy_from_slice(&(width - 1).to_le_bytes()); // xmax
+    bytes[10..12].copy_from_slice(&(height - 1).to_le_bytes()); // ymax
+    bytes[65] = 1; // planes
+    bytes[66..68].copy_from_slice(&width.to_le_bytes()); // bytes per line
+    // Index 1 is below 0xC0, so each texel is one literal byte.
+    bytes.extend(std::iter::repeat_n(1u8, usize::from(width) * usize::from(height)));
+    bytes.push(0x0c);
+    let mut palette = vec![0u8; 768];
+    palette[3..6].copy_from_slice(&rgb);
+    bytes.extend(palette);
+    bytes
+}
+
+/// A Quake II quad in the x-z plane facing -y (scene +Z), 16 units square from `x0` (in steps
+/// of 0.2 units),
+/// textured edge to edge by an 8x8 skin. Triangles are stored clockwise, as the game does.
+pub fn quake2_quad(x0: u8, skins: &[&str]) -> mdview::formats::quake2::writer::Md2Spec {
+    use mdview::formats::quake2::writer::{FrameSpec, Md2Spec};
+    Md2Spec {
+        skin_width: 8,
+        skin_height: 8,
+        skins: skins.iter().map(|s| s.to_string()).collect(),
+        // Bottom-left, bottom-right, top-right, top-left; t = 0 is the image's top row.
+        st: vec![[0, 8], [8, 8], [8, 0], [0, 0]],
+        triangles: vec![([0, 2, 1], [0, 2, 1]), ([0, 3, 2], [0, 3, 2])],
+        frames: vec![FrameSpec {
+            name: "stand01".into(),
+            scale: [0.2, 0.2, 0.2],
+            translate: [0.0, 0.0, 0.0],
+            vertices: vec![[x0, 0, 0, 0], [x0 + 80, 0, 0, 0], [x0 + 80, 0, 80, 0], [x0, 0, 80, 0]],
+        }],
+    }
+}
+
+/// Colours of the skins in [`quake2_player_folder`].
+pub const X_SKIN: [u8; 3] = [200, 40, 40];
+pub const OTHER_SKIN: [u8; 3] = [40, 200, 40];
+pub const ICON: [u8; 3] = [40, 40, 200];
+pub const WEAPON_SKIN: [u8; 3] = [220, 220, 40];
+
+/// A player folder `x/` as the game ships them: `tris.md2` names no skin (`num_skins = 0`),
+/// beside it the skin `x.pcx`, its icon `x_i.pcx`, another skin `other.pcx`, and `weapon.md2`
+/// with the `weapon.pcx` it names. Returns the model's path.
+pub fn quake2_player_folder(root: &Path) -> PathBuf {
+    let dir = root.join("x");
+    std::fs::create_dir_all(&dir).expect("player folder");
+    write(&dir, "x.pcx", &flat_pcx(X_SKIN));
+    write(&dir, "x_i.pcx", &flat_pcx(ICON));
+    write(&dir, "other.pcx", &flat_pcx(OTHER_SKIN));
+    write(&dir, "weapon.pcx", &flat_pcx(WEAPON_SKIN));
+    write(&dir, "weapon.md2", &quake2_quad(120, &["players/x/weapon.pcx"]).to_bytes());
+    write(&dir, "tris.md2", &quake2_quad(0, &[]).to_bytes())
+}

@@ -21,7 +21,7 @@ use json::validation::{Checked::Valid, USize64};
 use serde_json::{Value, json};
 
 use crate::scene::anim::{Pose, sample_curve, sample_quat, sample_vec3};
-use crate::scene::{AlphaMode, BlendMode, Channel, Clip, Key, Scene, TrackTime};
+use crate::scene::{AlphaMode, BlendMode, Channel, Clip, Key, Scene, SeeThroughKind, TrackTime};
 use decompose::{Caveat, NodeTransform, Trs};
 
 /// Morph-target deltas (targets × vertices) one mesh may hold; a damaged file could ask for
@@ -305,11 +305,8 @@ impl<'a> Builder<'a> {
     // ---------------------------------------------------------------- materials and textures
 
     fn materials(&mut self) {
-        let mut images: HashMap<std::path::PathBuf, (u32, crate::render::textures::SeeThroughKind)> = HashMap::new();
-        let mut resolver = crate::render::textures::TextureResolver::new(crate::render::textures::search_dirs(
-            self.scene.path.as_deref(),
-            &[],
-        ));
+        // Per scene image: its glTF texture and how its alpha draws.
+        let mut textures: HashMap<usize, Option<(u32, SeeThroughKind)>> = HashMap::new();
         let animated_uv: Vec<bool> = (0..self.scene.materials.len())
             .map(|m| {
                 self.scene
@@ -322,72 +319,21 @@ impl<'a> Builder<'a> {
             .collect();
         let mut sampler = None;
         for (material_index, material) in self.scene.materials.iter().enumerate() {
-            // Texture access: the renderer's resolver and loader (one place for image rules).
-            let path = material
-                .texture_path
-                .clone()
-                .or_else(|| material.texture.as_deref().and_then(|name| resolver.resolve(name)));
+            // Texture access goes through the scene's images: the same pixels the renderer draws.
             let mut texture = None;
             let mut see_through = None;
-            if let Some(path) = path {
-                if let Some(&(t, kind)) = images.get(&path) {
+            if let Some(image_index) = material.image {
+                let embedded = match textures.get(&image_index) {
+                    Some(known) => *known,
+                    None => {
+                        let made = self.embed_image(image_index, &mut sampler);
+                        textures.insert(image_index, made);
+                        made
+                    }
+                };
+                if let Some((t, kind)) = embedded {
                     texture = Some(t);
                     see_through = Some(kind);
-                } else {
-                    match crate::render::textures::load_image(&path) {
-                        Ok(image) => {
-                            let kind = crate::render::textures::classify_alpha(&image);
-                            let mut png = Vec::new();
-                            let encoded = image::codecs::png::PngEncoder::new(&mut png);
-                            use image::ImageEncoder as _;
-                            if encoded
-                                .write_image(
-                                    image.as_raw(),
-                                    image.width(),
-                                    image.height(),
-                                    image::ExtendedColorType::Rgba8,
-                                )
-                                .is_ok()
-                            {
-                                let view = self.view(&png, None);
-                                let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-                                let image_index = self
-                                    .root
-                                    .push(json::Image {
-                                        buffer_view: Some(index(view)),
-                                        mime_type: Some(json::image::MimeType("image/png".into())),
-                                        name,
-                                        uri: None,
-                                        extensions: None,
-                                        extras: None,
-                                    })
-                                    .value() as u32;
-                                let sampler_index = *sampler.get_or_insert_with(|| {
-                                    self.root
-                                        .push(json::texture::Sampler {
-                                            mag_filter: Some(Valid(json::texture::MagFilter::Linear)),
-                                            min_filter: Some(Valid(json::texture::MinFilter::LinearMipmapLinear)),
-                                            ..Default::default()
-                                        })
-                                        .value() as u32
-                                });
-                                let t = self
-                                    .root
-                                    .push(json::Texture {
-                                        name: None,
-                                        sampler: Some(index(sampler_index)),
-                                        source: index(image_index),
-                                        extensions: None,
-                                        extras: None,
-                                    })
-                                    .value() as u32;
-                                images.insert(path.clone(), (t, kind));
-                                texture = Some(t);
-                                see_through = Some(kind);
-                            }
-                        }
-                        Err(e) => self.note(format!("material {material_index}: texture not embedded: {e:#}")),
-                    }
                 }
             } else if let Some(name) = &material.texture {
                 self.note(format!("material {material_index}: texture {name} not found"));
@@ -398,8 +344,9 @@ impl<'a> Builder<'a> {
                 AlphaMode::Opaque => (Gm::Opaque, None, None),
                 AlphaMode::Mask => (Gm::Mask, Some(0.5), None),
                 AlphaMode::SeeThrough => match see_through {
-                    Some(crate::render::textures::SeeThroughKind::CutOut) => (Gm::Mask, Some(0.5), None),
-                    _ => (Gm::Blend, None, None),
+                    // As the renderer: an unresolved texture draws its cut-out fallback tile.
+                    Some(SeeThroughKind::Blended) => (Gm::Blend, None, None),
+                    Some(SeeThroughKind::CutOut) | None => (Gm::Mask, Some(0.5), None),
                 },
                 AlphaMode::Blend(mode) => match mode {
                     BlendMode::Opaque => (Gm::Opaque, None, None),
@@ -458,6 +405,65 @@ impl<'a> Builder<'a> {
             };
             self.root.push(gltf_material);
         }
+    }
+
+    /// Embeds scene image `image_index` as PNG: its texture index and alpha class, or `None`
+    /// (with a note) when it did not resolve or decode.
+    fn embed_image(&mut self, image_index: usize, sampler: &mut Option<u32>) -> Option<(u32, SeeThroughKind)> {
+        let scene_image = self.scene.images.get(image_index)?;
+        let image = match scene_image.load() {
+            Ok(image) => image,
+            Err(e) => {
+                self.note(format!("texture {} not embedded: {e}", scene_image.name));
+                return None;
+            }
+        };
+        let kind = crate::scene::classify_see_through(&image.rgba);
+        let mut png = Vec::new();
+        use image::ImageEncoder as _;
+        let encoded = image::codecs::png::PngEncoder::new(&mut png).write_image(
+            &image.rgba,
+            image.width,
+            image.height,
+            image::ExtendedColorType::Rgba8,
+        );
+        if let Err(e) = encoded {
+            self.note(format!("texture {} not embedded: {e}", scene_image.name));
+            return None;
+        }
+        let view = self.view(&png, None);
+        let name = Some(scene_image.name.clone());
+        let image_index = self
+            .root
+            .push(json::Image {
+                buffer_view: Some(index(view)),
+                mime_type: Some(json::image::MimeType("image/png".into())),
+                name,
+                uri: None,
+                extensions: None,
+                extras: None,
+            })
+            .value() as u32;
+        let sampler_index = *sampler.get_or_insert_with(|| {
+            self.root
+                .push(json::texture::Sampler {
+                    mag_filter: Some(Valid(json::texture::MagFilter::Linear)),
+                    min_filter: Some(Valid(json::texture::MinFilter::LinearMipmapLinear)),
+                    ..Default::default()
+                })
+                .value() as u32
+        });
+        let texture = self
+            .root
+            .push(json::Texture {
+                name: None,
+                sampler: Some(index(sampler_index)),
+                source: index(image_index),
+                extensions: None,
+                extras: None,
+            })
+            .value() as u32;
+        Some((texture, kind))
     }
 
     /// Finds the TPW UV ramps that are a scroll: every UV component of the mesh ramps from its

@@ -135,20 +135,10 @@ fn model_of_skin(path: &Path) -> Option<String> {
     Some(format!("{base}.m2"))
 }
 
-/// The files in `dir`, by lower-case name.
+/// The files in `dir`, by lower-case name (the one folder listing of `formats::assets`).
 fn listing(dir: &Path) -> HashMap<String, PathBuf> {
-    let mut out = HashMap::new();
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_file()
-                && let Some(name) = path.file_name()
-            {
-                out.insert(name.to_string_lossy().to_lowercase(), path);
-            }
-        }
-    }
-    out
+    let folder = crate::formats::assets::Assets::new().folder(dir);
+    folder.files().filter_map(|asset| Some((asset.name.to_lowercase(), asset.path()?))).collect()
 }
 
 fn dir_and_stem(path: &Path) -> (PathBuf, String) {

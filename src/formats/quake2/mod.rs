@@ -6,7 +6,8 @@
 //!   the unique (vertex, st) pairs; `Mesh::vertex_source` points each back at its vertex.
 //! - Frames group into clips by name minus trailing digits (`stand01`..`stand40` → `stand`),
 //!   each a [`Channel::PackedFrames`] played at 10 fps.
-//! - Skins resolve beside the model ([`skins`]); the OpenGL command list is parsed and
+//! - Skins resolve through the one resolver (`formats::assets`), and which one is drawn is a
+//!   scene choice ([`skins`]); the OpenGL command list is parsed and
 //!   validated, but nothing depends on it.
 
 pub mod normals;
@@ -19,6 +20,8 @@ use std::sync::Arc;
 
 use glam::{Mat4, Vec2, Vec3};
 
+use super::Pick;
+use super::assets::{self, Asset, Assets, Folder};
 use super::error::DecodeResult;
 use super::frame_clips::group_frames;
 use super::quake_axes::to_scene;
@@ -502,68 +505,51 @@ fn build_scene(layout: &Layout, frames: SceneFrames) -> Scene {
     scene
 }
 
-/// Opens a model with its skins resolved beside it (see [`skins::resolve`]). A player model
+/// Opens a model with its skins resolved beside it (see [`skins`]). A player model
 /// (`tris.md2`) with a `weapon.md2` beside it gets the weapon as a second mesh node, `weapon`,
-/// posed by the same clips and frames.
-pub fn open(path: &Path, data: &[u8]) -> DecodeResult<Scene> {
+/// posed by the same clips and frames. Which skin each draws with is a [`Scene::choices`]
+/// entry ([`skins::CHOICE_SKIN`], [`skins::CHOICE_WEAPON_SKIN`]) that `picks` may change.
+pub fn open(path: &Path, data: &[u8], assets: &mut Assets, picks: &[Pick]) -> DecodeResult<Scene> {
     let mut scene = decode(data)?;
-    resolve_skins(path, &mut scene, 0);
-    if let Some(weapon) = weapon_beside(path) {
-        attach_weapon(&mut scene, &weapon);
+    let folder = assets.folder(&assets::model_folder(path));
+    let weapon = weapon_beside(path, &folder).map(|asset| {
+        let decoded = asset.read().map_err(|e| e.to_string()).and_then(|d| decode(&d).map_err(|e| e.to_string()));
+        (asset, decoded)
+    });
+    // The images the weapon names are its own, never a skin of the player.
+    let weapon_skins: Vec<String> = match &weapon {
+        Some((_, Ok(w))) => {
+            let named: Vec<String> =
+                w.materials.iter().filter_map(|m| m.texture.as_deref()).map(skins::base_name).collect();
+            // A weapon that names none is drawn with the image named like it.
+            if named.is_empty() { vec!["weapon".to_string()] } else { named }
+        }
+        _ => Vec::new(),
+    };
+    skins::choose(path, &mut scene, assets, &skins::Role::Model { weapon_skins }, picks);
+    match weapon {
+        Some((asset, Ok(mut weapon))) => {
+            skins::choose(&asset.path().unwrap_or_default(), &mut weapon, assets, &skins::Role::Weapon, picks);
+            attach_weapon(&mut scene, weapon);
+        }
+        Some((_, Err(e))) => scene.warnings.push(format!("weapon.md2 beside the model not shown: {e}")),
+        None => {}
     }
     Ok(scene)
 }
 
-/// Resolves the skins of `scene.materials[first..]` beside `path`; a model that names none
-/// gets an image named like itself (sydney.md2 → sydney.bmp) when there is one.
-fn resolve_skins(path: &Path, scene: &mut Scene, first: usize) {
-    let named = scene.materials.iter().skip(first).any(|m| m.texture.is_some());
-    if !named {
-        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        if let (Some(found), Some(material)) = (skins::resolve(path, &stem), scene.materials.get_mut(first)) {
-            material.texture = Some(found.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
-            material.texture_path = Some(found);
-        }
-    }
-    let mut missing = Vec::new();
-    for material in scene.materials.iter_mut().skip(first) {
-        let Some(name) = material.texture.clone() else { continue };
-        if material.texture_path.is_some() {
-            continue;
-        }
-        match skins::resolve(path, &name) {
-            Some(found) => material.texture_path = Some(found),
-            None => missing.push(format!("skin {name} not found beside the model; using the fallback texture")),
-        }
-    }
-    scene.warnings.extend(missing);
-}
-
 /// `weapon.md2` (any case) beside a `tris.md2`.
-fn weapon_beside(path: &Path) -> Option<std::path::PathBuf> {
+fn weapon_beside(path: &Path, folder: &Folder) -> Option<Asset> {
     let stem = path.file_stem()?.to_string_lossy().to_lowercase();
     if stem != "tris" {
         return None;
     }
-    let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    std::fs::read_dir(folder)
-        .ok()?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case("weapon.md2")) && p.is_file())
+    folder.file("weapon.md2")
 }
 
 /// Adds the weapon as node/mesh `weapon`, with a frame channel in every clip whose frames the
 /// weapon also has. A weapon that fails to decode or is shorter becomes a warning.
-fn attach_weapon(scene: &mut Scene, path: &Path) {
-    let decoded = std::fs::read(path).map_err(|e| e.to_string()).and_then(|d| decode(&d).map_err(|e| e.to_string()));
-    let mut weapon = match decoded {
-        Ok(w) => w,
-        Err(e) => {
-            scene.warnings.push(format!("weapon.md2 beside the model not shown: {e}"));
-            return;
-        }
-    };
-    resolve_skins(path, &mut weapon, 0);
+fn attach_weapon(scene: &mut Scene, mut weapon: Scene) {
     let (Some(mut mesh), Some(mut node)) = (weapon.meshes.pop(), weapon.nodes.pop()) else { return };
     let mesh_index = scene.meshes.len();
     let material_base = scene.materials.len();
@@ -581,6 +567,7 @@ fn attach_weapon(scene: &mut Scene, path: &Path) {
         m
     }));
     scene.warnings.extend(weapon.warnings.into_iter().map(|w| format!("weapon: {w}")));
+    scene.choices.extend(weapon.choices);
     // The weapon's frames in file order, whatever its own clips are called: one shared buffer.
     let mut template: Option<PackedFrames> = None;
     let mut transforms = Vec::new();

@@ -21,12 +21,8 @@ fn stem(path: &Path) -> Option<String> {
 }
 
 fn folder_files(path: &Path) -> Vec<PathBuf> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
-    entries.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file() && is_md2(p)).collect()
+    let folder = crate::formats::assets::Assets::new().folder(&crate::formats::assets::model_folder(path));
+    folder.files().filter_map(|asset| asset.path()).filter(|p| is_md2(p)).collect()
 }
 
 /// The animation files of the model at `base`, sorted by their number (M2 before M10).

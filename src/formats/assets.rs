@@ -1,0 +1,513 @@
+//! Companion files of a model, found and read in one place: textures, skins, sibling models,
+//! `.skin` and `.anim` files. Every format, `info`, `render`, the viewer and the exporters go
+//! through it, so they all give the same answer to "where is this file".
+//!
+//! - **Folders.** A [`Folder`] is listed once per [`Assets`] cache, case-insensitively (a
+//!   model written on Windows names `Skin.PCX` as `skin.pcx`). Reading a member goes through
+//!   the folder's [`FolderSource`] too.
+//! - **The seam for archives.** [`FolderSource`] is where a folder's listing and bytes come
+//!   from. Today it is a directory on disk; a directory inside a `.wad` archive becomes a
+//!   second variant, with its own `list` and `read` arms. Nothing above this module needs to
+//!   change for that: [`Asset`] names a member of any folder, and its `location` is what
+//!   users see.
+//! - **Images.** [`IMAGE_EXTENSIONS`] is the one list of image extensions; [`resolve_texture`]
+//!   (via [`Assets::resolve_texture`]) is the one resolver; [`decode_image`] is the one decoder
+//!   entry point (PNG, TGA, BMP and JPEG through `image`, PCX and BLP through our checked
+//!   decoders) to a [`scene::Image`](crate::scene::Image).
+//! - **Scenes.** [`attach_images`] gives every textured material an image in
+//!   [`Scene::images`](crate::scene::Scene::images), resolved now and decoded lazily.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::scene::{Image, ImageSource, Scene, SceneImage};
+
+/// Extensions tried for a texture name, in order of preference.
+pub const IMAGE_EXTENSIONS: [&str; 7] = ["png", "tga", "bmp", "pcx", "jpg", "jpeg", "blp"];
+
+/// Extensions of the model files mdview opens (folder stepping and `scan`).
+pub const MODEL_EXTENSIONS: [&str; 3] = ["md2", "mdr", "m2"];
+
+/// Whether `path` has one of [`MODEL_EXTENSIONS`].
+pub fn is_model_file(path: &Path) -> bool {
+    has_extension(path, &MODEL_EXTENSIONS)
+}
+
+/// Whether `name`'s extension is one of [`IMAGE_EXTENSIONS`].
+pub fn is_image_name(name: &str) -> bool {
+    has_extension(Path::new(name), &IMAGE_EXTENSIONS)
+}
+
+fn has_extension(path: &Path, extensions: &[&str]) -> bool {
+    path.extension().is_some_and(|e| extensions.iter().any(|x| e.eq_ignore_ascii_case(x)))
+}
+
+/// Where a folder's members are listed and read from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FolderSource {
+    /// A directory on disk.
+    Directory(PathBuf),
+}
+
+impl FolderSource {
+    /// The members: (name, is a sub-folder). A folder that cannot be read lists nothing.
+    fn list(&self) -> Vec<(String, bool)> {
+        match self {
+            FolderSource::Directory(dir) => {
+                let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+                entries
+                    .flatten()
+                    .filter_map(|entry| {
+                        let kind = entry.file_type().ok()?;
+                        // A link is followed (one stat), everything else answers from the listing.
+                        let is_dir = if kind.is_symlink() { entry.path().is_dir() } else { kind.is_dir() };
+                        Some((entry.file_name().to_string_lossy().into_owned(), is_dir))
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    fn read(&self, member: &str) -> std::io::Result<Vec<u8>> {
+        match self {
+            FolderSource::Directory(dir) => std::fs::read(dir.join(member)),
+        }
+    }
+
+    /// The member's path on disk, where it has one.
+    fn member_path(&self, member: &str) -> Option<PathBuf> {
+        match self {
+            FolderSource::Directory(dir) => Some(dir.join(member)),
+        }
+    }
+
+    fn sub_folder(&self, member: &str) -> FolderSource {
+        match self {
+            FolderSource::Directory(dir) => FolderSource::Directory(dir.join(member)),
+        }
+    }
+}
+
+/// One member of a folder: a file to read.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Asset {
+    pub folder: FolderSource,
+    /// The member's name as the folder spells it.
+    pub name: String,
+}
+
+impl Asset {
+    /// The file on disk, where the member is one.
+    pub fn path(&self) -> Option<PathBuf> {
+        self.folder.member_path(&self.name)
+    }
+
+    /// Where it is, as users should see it.
+    pub fn location(&self) -> String {
+        match self.path() {
+            Some(path) => path.display().to_string(),
+            None => self.name.clone(),
+        }
+    }
+
+    pub fn read(&self) -> std::io::Result<Vec<u8>> {
+        self.folder.read(&self.name)
+    }
+
+    /// The name without its extension.
+    pub fn stem(&self) -> &str {
+        self.name.rsplit_once('.').map_or(self.name.as_str(), |(stem, _)| stem)
+    }
+}
+
+impl ImageSource for Asset {
+    fn location(&self) -> String {
+        Asset::location(self)
+    }
+
+    fn load(&self) -> Result<Image, String> {
+        let bytes = self.read().map_err(|e| format!("reading {}: {e}", self.location()))?;
+        decode_image(&bytes, &self.name, self.location())
+    }
+}
+
+/// One folder's listing, made once.
+#[derive(Debug)]
+pub struct Folder {
+    pub source: FolderSource,
+    /// Lower-cased name to (real name, is a sub-folder). Of two names that differ only in
+    /// case, the one that sorts first wins (listing order is not stable).
+    by_lower: HashMap<String, (String, bool)>,
+    /// The files' real names, sorted case-insensitively.
+    files: Vec<String>,
+}
+
+impl Folder {
+    fn read(source: FolderSource) -> Folder {
+        let mut by_lower: HashMap<String, (String, bool)> = HashMap::new();
+        for (name, is_dir) in source.list() {
+            let lower = name.to_lowercase();
+            match by_lower.get(&lower) {
+                Some((kept, _)) if *kept <= name => {}
+                _ => {
+                    by_lower.insert(lower, (name, is_dir));
+                }
+            }
+        }
+        let mut files: Vec<String> =
+            by_lower.values().filter(|(_, is_dir)| !is_dir).map(|(name, _)| name.clone()).collect();
+        files.sort_by_key(|n| (n.to_lowercase(), n.clone()));
+        Folder { source, by_lower, files }
+    }
+
+    /// The file called `name`, compared case-insensitively.
+    pub fn file(&self, name: &str) -> Option<Asset> {
+        match self.by_lower.get(&name.to_lowercase()) {
+            Some((real, false)) => Some(Asset { folder: self.source.clone(), name: real.clone() }),
+            _ => None,
+        }
+    }
+
+    /// The sub-folder called `name`, compared case-insensitively.
+    fn sub_folder(&self, name: &str) -> Option<FolderSource> {
+        match self.by_lower.get(&name.to_lowercase()) {
+            Some((real, true)) => Some(self.source.sub_folder(real)),
+            _ => None,
+        }
+    }
+
+    /// Every file, sorted by name case-insensitively.
+    pub fn files(&self) -> impl Iterator<Item = Asset> + '_ {
+        self.files.iter().map(|name| Asset { folder: self.source.clone(), name: name.clone() })
+    }
+
+    /// The image files ([`IMAGE_EXTENSIONS`]), sorted by name case-insensitively.
+    pub fn images(&self) -> impl Iterator<Item = Asset> + '_ {
+        self.files().filter(|a| is_image_name(&a.name))
+    }
+}
+
+/// The listings made so far: each folder is read once per cache. One cache lives for one open
+/// (a later open lists again, so files added meanwhile are seen).
+#[derive(Debug, Default)]
+pub struct Assets {
+    folders: HashMap<FolderSource, Arc<Folder>>,
+}
+
+impl Assets {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The listing of directory `dir`.
+    pub fn folder(&mut self, dir: &Path) -> Arc<Folder> {
+        self.folder_of(FolderSource::Directory(dir.to_path_buf()))
+    }
+
+    fn folder_of(&mut self, source: FolderSource) -> Arc<Folder> {
+        self.folders.entry(source.clone()).or_insert_with(|| Arc::new(Folder::read(source))).clone()
+    }
+
+    /// The file `name` in directory `dir`, case-insensitively.
+    pub fn file(&mut self, dir: &Path, name: &str) -> Option<Asset> {
+        self.folder(dir).file(name)
+    }
+
+    /// The file at `relative` (components split at `/` and `\`) under `base`, each component
+    /// matched case-insensitively.
+    pub fn file_at(&mut self, base: &Path, relative: &str) -> Option<Asset> {
+        let parts: Vec<&str> = relative.split(['/', '\\']).filter(|p| !p.is_empty() && *p != ".").collect();
+        let (last, dirs) = parts.split_last()?;
+        let mut source = FolderSource::Directory(base.to_path_buf());
+        for part in dirs {
+            source = match &source {
+                FolderSource::Directory(dir) if *part == ".." => FolderSource::Directory(dir.parent()?.to_path_buf()),
+                // Spelled as on disk: one stat instead of listing a folder that may be large
+                // (every folder above the model is tried).
+                FolderSource::Directory(dir) if dir.join(part).is_dir() => FolderSource::Directory(dir.join(part)),
+                _ => self.folder_of(source).sub_folder(part)?,
+            };
+        }
+        match &source {
+            FolderSource::Directory(dir) if dir.join(last).is_file() => {
+                Some(Asset { folder: source.clone(), name: (*last).to_string() })
+            }
+            _ => self.folder_of(source).file(last),
+        }
+    }
+
+    /// Resolves a texture name as a model states it: see [`resolve_texture`].
+    pub fn resolve_texture(&mut self, name: &str, search: &[PathBuf]) -> Option<Asset> {
+        let written = name.trim();
+        if written.is_empty() {
+            return None;
+        }
+        let as_path = Path::new(written);
+        if as_path.is_absolute() && as_path.is_file() {
+            let folder = as_path.parent()?;
+            return self.file(folder, &as_path.file_name()?.to_string_lossy());
+        }
+        // A name with folders in it is relative to a game or data folder, which is the model's
+        // folder or one above it (`players/drfreak/weapon.pcx`, `Creature\Rabbit\Rabbit.blp`).
+        if written.contains(['/', '\\'])
+            && let Some(model_dir) = search.first()
+        {
+            for base in model_dir.ancestors() {
+                if let Some(found) = self.file_at(base, written) {
+                    return Some(found);
+                }
+            }
+        }
+        let candidates = image_candidates(written);
+        for dir in search {
+            let folder = self.folder(dir);
+            if let Some(found) = candidates.iter().find_map(|c| folder.file(c)) {
+                return Some(found);
+            }
+        }
+        None
+    }
+}
+
+/// The folder a model's companions sit in (`.` for a bare file name).
+pub fn model_folder(model: &Path) -> PathBuf {
+    match model.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// The folders searched for a model's textures, in order: the model's folder, a `textures/`
+/// folder beside it, then `extra` (folders the user added).
+pub fn texture_dirs(model: Option<&Path>, extra: &[PathBuf]) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(model) = model {
+        let folder = model_folder(model);
+        dirs.push(folder.join("textures"));
+        dirs.insert(0, folder);
+    }
+    dirs.extend(extra.iter().cloned());
+    dirs
+}
+
+/// The one texture resolver, for a name as the model states it, against `search` (see
+/// [`texture_dirs`]; the first folder is the model's):
+///
+/// 1. an absolute path that exists;
+/// 2. a name with folders in it (`/` or `\`), under the model's folder or any folder above it
+///    (where a game's data folder would be), as the Quake II engine looks skins up;
+/// 3. the base name in each search folder in order: as written when its extension is an
+///    image's, then its stem with each of [`IMAGE_EXTENSIONS`] (an unknown extension such as
+///    `.wct` is also kept in the stem: `sea.wct.png`).
+///
+/// Every comparison ignores case.
+pub fn resolve_texture(name: &str, search: &[PathBuf]) -> Option<Asset> {
+    Assets::new().resolve_texture(name, search)
+}
+
+/// Lower-cased file names to look for, best first: see step 3 of [`resolve_texture`].
+pub fn image_candidates(name: &str) -> Vec<String> {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or("").trim().to_lowercase();
+    if base.is_empty() {
+        return Vec::new();
+    }
+    let (stem, extension) = match base.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => (stem.to_string(), Some(ext.to_string())),
+        _ => (base.clone(), None),
+    };
+    let mut out = Vec::new();
+    let known = extension.as_deref().is_some_and(|e| IMAGE_EXTENSIONS.contains(&e));
+    if known {
+        out.push(base.clone());
+    }
+    for ext in IMAGE_EXTENSIONS {
+        out.push(format!("{stem}.{ext}"));
+    }
+    if extension.is_some() && !known {
+        for ext in IMAGE_EXTENSIONS {
+            out.push(format!("{base}.{ext}"));
+        }
+    }
+    out.dedup();
+    out
+}
+
+/// Decodes any supported image to RGBA8. The content decides the format; `name` (its file
+/// name) only hints TGA, which has no magic bytes. PCX and BLP, which the `image` crate
+/// lacks, go through the checked decoders in `quake2::pcx` and `m2::blp`.
+pub fn decode_image(bytes: &[u8], name: &str, location: String) -> Result<Image, String> {
+    let (width, height, rgba) = if bytes.first() == Some(&0x0a) && bytes.get(2) == Some(&1) {
+        let image = super::quake2::pcx::decode(bytes).map_err(|e| format!("decoding PCX {location}: {e}"))?;
+        (image.width(), image.height(), image.into_raw())
+    } else if bytes.starts_with(b"BLP2") {
+        let blp = super::m2::blp::decode(bytes).map_err(|e| format!("decoding BLP {location}: {e}"))?;
+        (blp.width, blp.height, blp.rgba)
+    } else {
+        let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes));
+        if let Ok(format) = image::ImageFormat::from_path(name) {
+            reader.set_format(format);
+        }
+        let image = reader
+            .with_guessed_format()
+            .map_err(|e| format!("guessing image format: {e}"))?
+            .decode()
+            .map_err(|e| format!("decoding {location}: {e}"))?
+            .to_rgba8();
+        (image.width(), image.height(), image.into_raw())
+    };
+    let expected = u64::from(width) * u64::from(height) * 4;
+    if rgba.len() as u64 != expected {
+        return Err(format!("{location} decoded to {} bytes, not {width}x{height} RGBA", rgba.len()));
+    }
+    Ok(Image { width, height, rgba, location })
+}
+
+/// The image file at `path` as a scene image source (for scenes built by hand).
+pub fn image_file(path: &Path) -> Option<Arc<dyn ImageSource>> {
+    let folder = model_folder(path);
+    let name = path.file_name()?.to_string_lossy().into_owned();
+    Some(Arc::new(Asset { folder: FolderSource::Directory(folder), name }))
+}
+
+/// Gives every textured material of `scene` an image in [`Scene::images`] (one per distinct
+/// name, compared case-insensitively), resolved with [`Assets::resolve_texture`] against the
+/// model's folders and then `extra`. Images that already resolved are kept; the rest are
+/// looked for again, so a caller can add folders (`render --texture-dir`).
+pub fn attach_images(scene: &mut Scene, assets: &mut Assets, extra: &[PathBuf]) {
+    let search = texture_dirs(scene.path.as_deref(), extra);
+    scene.image_search = search.iter().map(|d| d.display().to_string()).collect();
+    let mut by_name: HashMap<String, usize> =
+        scene.images.iter().enumerate().map(|(i, image)| (image.name.to_lowercase(), i)).collect();
+    for image in scene.images.iter_mut().filter(|image| image.source.is_none()) {
+        if let Some(found) = assets.resolve_texture(&image.name, &search) {
+            *image = SceneImage::new(image.name.clone(), Some(Arc::new(found)));
+        }
+    }
+    for material in scene.materials.iter_mut() {
+        let Some(name) = material.texture.as_deref() else { continue };
+        if material.image.is_some() {
+            continue;
+        }
+        let index = *by_name.entry(name.to_lowercase()).or_insert_with(|| {
+            let source = assets.resolve_texture(name, &search).map(|a| Arc::new(a) as Arc<dyn ImageSource>);
+            scene.images.push(SceneImage::new(name, source));
+            scene.images.len() - 1
+        });
+        material.image = Some(index);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn candidates_try_known_extensions_case_insensitively() {
+        assert_eq!(
+            image_candidates("Palm01"),
+            ["palm01.png", "palm01.tga", "palm01.bmp", "palm01.pcx", "palm01.jpg", "palm01.jpeg", "palm01.blp"]
+        );
+        let q2 = image_candidates("models/monsters/tank/Skin.PCX");
+        assert_eq!(q2.first().map(String::as_str), Some("skin.pcx"));
+        assert!(q2.contains(&"skin.png".to_string()));
+        let wct = image_candidates("sea.wct");
+        assert!(wct.contains(&"sea.png".to_string()) && wct.contains(&"sea.wct.png".to_string()));
+        assert!(image_candidates("").is_empty());
+    }
+
+    fn temp_root(tag: &str) -> PathBuf {
+        let root = std::env::temp_dir().join(format!("mdview-assets-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        root
+    }
+
+    fn tiny_png(path: &Path) {
+        image::RgbaImage::from_pixel(2, 2, image::Rgba([10, 20, 30, 255])).save(path).unwrap();
+    }
+
+    #[test]
+    fn resolver_searches_folders_in_order() {
+        let root = temp_root("order");
+        let textures = root.join("textures");
+        let extra = root.join("extra");
+        std::fs::create_dir_all(&textures).unwrap();
+        std::fs::create_dir_all(&extra).unwrap();
+        tiny_png(&textures.join("Grass.TGA.png"));
+        std::fs::rename(textures.join("Grass.TGA.png"), textures.join("Grass.TGA")).unwrap();
+        tiny_png(&extra.join("grass.png"));
+        tiny_png(&extra.join("rock.bmp.png"));
+        std::fs::rename(extra.join("rock.bmp.png"), extra.join("rock.bmp")).unwrap();
+        let model = root.join("island.md2");
+        let search = texture_dirs(Some(&model), std::slice::from_ref(&extra));
+        let mut assets = Assets::new();
+        assert_eq!(assets.resolve_texture("GRASS", &search).and_then(|a| a.path()), Some(textures.join("Grass.TGA")));
+        assert_eq!(assets.resolve_texture("rock", &search).and_then(|a| a.path()), Some(extra.join("rock.bmp")));
+        assert_eq!(assets.resolve_texture("missing", &search), None);
+        // The content decides: a PNG named .TGA still decodes.
+        let found = assets.resolve_texture("grass", &search).unwrap();
+        let image = ImageSource::load(&found).unwrap();
+        assert_eq!((image.width, image.height), (2, 2));
+        assert_eq!(image.rgba.get(..4), Some(&[10, 20, 30, 255][..]));
+        std::fs::remove_dir_all(&root).ok();
+    }
+
+    #[test]
+    fn written_paths_resolve_from_folders_above_with_either_slash() {
+        let root = temp_root("paths");
+        let sub = root.join("Players").join("DrFreak");
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(sub.join("Weapon.PCX"), b"x").unwrap();
+        std::fs::write(sub.join("other.png"), b"x").unwrap();
+        let search = texture_dirs(Some(&sub.join("tris.md2")), &[]);
+        let mut assets = Assets::new();
+        let found = |assets: &mut Assets, name: &str| assets.resolve_texture(name, &search).and_then(|a| a.path());
+        assert_eq!(found(&mut assets, "players\\drfreak\\weapon.pcx"), Some(sub.join("Weapon.PCX")));
+        assert_eq!(found(&mut assets, "players/drfreak/weapon.pcx"), Some(sub.join("Weapon.PCX")));
+        // Not under any folder above: the base name beside the model, another extension.
+        assert_eq!(found(&mut assets, "players/x/other.pcx"), Some(sub.join("other.png")));
+        assert_eq!(found(&mut assets, "missing.pcx"), None);
+        std::fs::remove_dir_all(&root).ok();
+    }
+
+    #[test]
+    fn a_folder_is_listed_once_per_cache() {
+        let root = temp_root("cache");
+        std::fs::write(root.join("a.png"), b"x").unwrap();
+        let mut assets = Assets::new();
+        assert!(assets.file(&root, "A.PNG").is_some());
+        std::fs::write(root.join("b.png"), b"x").unwrap();
+        assert!(assets.file(&root, "b.png").is_none(), "the cached listing is used");
+        assert!(Assets::new().file(&root, "b.png").is_some(), "a new cache lists again");
+        let names: Vec<String> = Assets::new().folder(&root).images().map(|a| a.name).collect();
+        assert_eq!(names, ["a.png", "b.png"]);
+        std::fs::remove_dir_all(&root).ok();
+    }
+
+    #[test]
+    fn pcx_decodes_runs_and_palette() {
+        // 4x2 image: row 0 is a run of four index-1 texels, row 1 is literal 0,1,2,3.
+        let mut bytes = vec![0u8; 128];
+        let header = [(0, 0x0a), (1, 5), (2, 1), (3, 8), (8, 3), (10, 1), (65, 1), (66, 4)];
+        for (at, value) in header {
+            if let Some(b) = bytes.get_mut(at) {
+                *b = value;
+            }
+        }
+        bytes.extend([0xc4, 1, 0, 1, 2, 3]);
+        bytes.push(0x0c);
+        let mut palette = vec![0u8; 768];
+        palette.splice(3..9, [255, 0, 0, 0, 255, 0]);
+        bytes.extend(palette);
+        let image = decode_image(&bytes, "x.pcx", "x.pcx".into()).unwrap();
+        assert_eq!((image.width, image.height), (4, 2));
+        let texel = |x: usize, y: usize| image.rgba.get((y * 4 + x) * 4..(y * 4 + x) * 4 + 4).unwrap().to_vec();
+        assert_eq!(texel(3, 0), [255, 0, 0, 255]);
+        assert_eq!(texel(2, 1), [0, 255, 0, 255]);
+        // Truncations fail cleanly.
+        for len in 0..bytes.len() {
+            let _ = decode_image(bytes.get(..len).unwrap(), "x.pcx", String::new());
+        }
+    }
+}

@@ -1,0 +1,391 @@
+//! The one check of a decoded scene, run at the end of every decode (`formats::decode_bytes`,
+//! `formats::open_with`). After it, every consumer may index without guards:
+//!
+//! - **Errors** (the scene is unusable): an index out of range in the node tree, a mesh, a
+//!   skin or a level of detail; per-vertex arrays whose lengths disagree; a cycle among nodes
+//!   or joints; a number the renderer needs (positions, normals, UVs, matrices) that is not
+//!   finite.
+//! - **Warnings, with the offending piece removed**: an animation channel, a material's image
+//!   or a clip alias that points nowhere. The rest of the scene still shows.
+
+use glam::{Mat4, Vec2, Vec3};
+
+use super::{Channel, Scene};
+
+/// Why a scene failed the check: what is wrong and where (`mesh[2].triangles[7]`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{location}: {problem}")]
+pub struct SceneViolation {
+    pub location: String,
+    pub problem: String,
+}
+
+fn violation(location: impl Into<String>, problem: impl Into<String>) -> SceneViolation {
+    SceneViolation { location: location.into(), problem: problem.into() }
+}
+
+fn check_index(location: impl FnOnce() -> String, index: usize, len: usize, of: &str) -> Result<(), SceneViolation> {
+    if index < len {
+        Ok(())
+    } else {
+        Err(violation(location(), format!("{of} {index} out of range (there are {len})")))
+    }
+}
+
+fn finite_matrix(m: &Mat4) -> bool {
+    m.is_finite()
+}
+
+/// Whether following `parent` from every element ends at a root, in at most `len` steps.
+fn acyclic(len: usize, parent: impl Fn(usize) -> Option<usize>) -> Option<usize> {
+    (0..len).find(|&start| {
+        let mut cursor = parent(start);
+        let mut steps = 0;
+        while let Some(i) = cursor {
+            steps += 1;
+            if steps > len {
+                return true;
+            }
+            cursor = parent(i);
+        }
+        false
+    })
+}
+
+impl Scene {
+    /// Checks the scene (see the module doc). Removed pieces become warnings in
+    /// [`Scene::warnings`] or the clip's warnings; a violation that leaves nothing sensible to
+    /// draw is the error.
+    pub fn validate(&mut self) -> Result<(), SceneViolation> {
+        self.check_nodes()?;
+        self.check_skeletons()?;
+        self.check_meshes()?;
+        self.check_lods()?;
+        self.drop_dangling_references();
+        Ok(())
+    }
+
+    fn check_nodes(&self) -> Result<(), SceneViolation> {
+        let count = self.nodes.len();
+        for (i, node) in self.nodes.iter().enumerate() {
+            if let Some(parent) = node.parent {
+                check_index(|| format!("node[{i}].parent"), parent, count, "node")?;
+            }
+            for &child in &node.children {
+                check_index(|| format!("node[{i}].children"), child, count, "node")?;
+            }
+            if let Some(mesh) = node.mesh {
+                check_index(|| format!("node[{i}].mesh"), mesh, self.meshes.len(), "mesh")?;
+            }
+            if let Some((skeleton, joint)) = node.joint {
+                check_index(|| format!("node[{i}].joint"), skeleton, self.skeletons.len(), "skeleton")?;
+                let joints = self.skeletons.get(skeleton).map_or(0, |s| s.joints.len());
+                check_index(|| format!("node[{i}].joint"), joint, joints, "joint")?;
+            }
+            if !finite_matrix(&node.local) {
+                return Err(violation(format!("node[{i}].local"), "matrix has a NaN or infinite element"));
+            }
+        }
+        if let Some(node) = acyclic(count, |i| self.nodes.get(i).and_then(|n| n.parent)) {
+            return Err(violation(format!("node[{node}].parent"), "the node tree has a cycle"));
+        }
+        Ok(())
+    }
+
+    fn check_skeletons(&self) -> Result<(), SceneViolation> {
+        for (s, skeleton) in self.skeletons.iter().enumerate() {
+            let count = skeleton.joints.len();
+            for (j, joint) in skeleton.joints.iter().enumerate() {
+                if let Some(parent) = joint.parent {
+                    check_index(|| format!("skeleton[{s}].joint[{j}].parent"), parent, count, "joint")?;
+                }
+                if !joint.pivot.is_finite() {
+                    return Err(violation(format!("skeleton[{s}].joint[{j}].pivot"), "not finite"));
+                }
+            }
+            if let Some(joint) = acyclic(count, |j| skeleton.joints.get(j).and_then(|joint| joint.parent)) {
+                return Err(violation(format!("skeleton[{s}].joint[{joint}].parent"), "the joint tree has a cycle"));
+            }
+            if let Some(j) = skeleton.rest_pose.iter().position(|m| !finite_matrix(m)) {
+                return Err(violation(format!("skeleton[{s}].rest_pose[{j}]"), "matrix has a NaN or infinite element"));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_meshes(&self) -> Result<(), SceneViolation> {
+        for (m, mesh) in self.meshes.iter().enumerate() {
+            let at = |what: &str| format!("mesh[{m}].{what}");
+            if let Some(node) = mesh.node {
+                check_index(|| at("node"), node, self.nodes.len(), "node")?;
+            }
+            let sources = mesh.source_positions.len();
+            let vertices = mesh.vertex_source.len();
+            if let Some(v) = mesh.vertex_source.iter().position(|&s| s as usize >= sources) {
+                return Err(violation(
+                    at(&format!("vertex_source[{v}]")),
+                    format!("source position out of range (there are {sources})"),
+                ));
+            }
+            for (name, len) in [("uvs", mesh.uvs.len()), ("normals", mesh.normals.len())] {
+                if len != vertices {
+                    return Err(violation(at(name), format!("{len} entries for {vertices} render vertices")));
+                }
+            }
+            if let Some(t) = mesh.triangles.iter().position(|tri| tri.iter().any(|&i| i as usize >= vertices)) {
+                return Err(violation(
+                    at(&format!("triangles[{t}]")),
+                    format!("render vertex out of range (there are {vertices})"),
+                ));
+            }
+            for (s, sub) in mesh.submeshes.iter().enumerate() {
+                let end = u64::from(sub.first_triangle) + u64::from(sub.triangle_count);
+                if end > mesh.triangles.len() as u64 {
+                    return Err(violation(
+                        at(&format!("submeshes[{s}]")),
+                        format!(
+                            "triangles {}..{end} out of range (there are {})",
+                            sub.first_triangle,
+                            mesh.triangles.len()
+                        ),
+                    ));
+                }
+                if let Some(material) = sub.material {
+                    check_index(
+                        || at(&format!("submeshes[{s}].material")),
+                        material,
+                        self.materials.len(),
+                        "material",
+                    )?;
+                }
+            }
+            if let Some(skin) = &mesh.skin {
+                check_index(|| at("skin.skeleton"), skin.skeleton, self.skeletons.len(), "skeleton")?;
+                let joints = self.skeletons.get(skin.skeleton).map_or(0, |s| s.joints.len());
+                if skin.ranges.len() != sources {
+                    return Err(violation(
+                        at("skin.ranges"),
+                        format!("{} ranges for {sources} source positions", skin.ranges.len()),
+                    ));
+                }
+                let influences = skin.influences.len() as u64;
+                if let Some(v) = skin.ranges.iter().position(|&(first, n)| u64::from(first) + u64::from(n) > influences)
+                {
+                    return Err(violation(
+                        at(&format!("skin.ranges[{v}]")),
+                        format!("influences out of range (there are {influences})"),
+                    ));
+                }
+                if let Some(i) = skin.influences.iter().position(|inf| inf.joint as usize >= joints) {
+                    return Err(violation(
+                        at(&format!("skin.influences[{i}].joint")),
+                        format!("joint out of range (there are {joints})"),
+                    ));
+                }
+                if let Some(i) = skin
+                    .influences
+                    .iter()
+                    .position(|inf| !inf.weight.is_finite() || !inf.offset.is_finite() || !inf.normal.is_finite())
+                {
+                    return Err(violation(at(&format!("skin.influences[{i}]")), "weight, offset or normal not finite"));
+                }
+            }
+            let finite3 = |values: &[Vec3]| values.iter().position(|v| !v.is_finite());
+            let finite2 = |values: &[Vec2]| values.iter().position(|v| !v.is_finite());
+            if let Some(v) = finite3(&mesh.source_positions) {
+                return Err(violation(at(&format!("source_positions[{v}]")), "not finite"));
+            }
+            if let Some(v) = finite3(&mesh.normals) {
+                return Err(violation(at(&format!("normals[{v}]")), "not finite"));
+            }
+            if let Some(v) = finite2(&mesh.uvs) {
+                return Err(violation(at(&format!("uvs[{v}]")), "not finite"));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_lods(&self) -> Result<(), SceneViolation> {
+        for (l, lod) in self.lods.iter().enumerate() {
+            for &mesh in &lod.meshes {
+                check_index(|| format!("lod[{l}].meshes"), mesh, self.meshes.len(), "mesh")?;
+            }
+            if let Some(node) = lod.node {
+                check_index(|| format!("lod[{l}].node"), node, self.nodes.len(), "node")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes channels, images and aliases that point nowhere, each with a warning.
+    fn drop_dangling_references(&mut self) {
+        let (nodes, meshes, materials) = (self.nodes.len(), self.meshes.len(), self.materials.len());
+        let joints: Vec<usize> = self.skeletons.iter().map(|s| s.joints.len()).collect();
+        let source_counts: Vec<usize> = self.meshes.iter().map(|m| m.source_positions.len()).collect();
+        for clip in self.clips.iter_mut() {
+            let mut dropped = Vec::new();
+            clip.channels.retain(|channel| {
+                let problem = channel_problem(channel, nodes, meshes, materials, &joints, &source_counts);
+                if let Some(problem) = &problem {
+                    dropped.push(format!("{} channel dropped: {problem}", channel.kind_name()));
+                }
+                problem.is_none()
+            });
+            clip.warnings.extend(dropped);
+        }
+        let images = self.images.len();
+        for (i, material) in self.materials.iter_mut().enumerate() {
+            if material.image.is_some_and(|image| image >= images) {
+                material.image = None;
+                self.warnings.push(format!("material {i}: image index out of range; drawn untextured"));
+            }
+        }
+        let clips = self.clips.len();
+        self.clip_aliases.retain(|&(_, clip)| clip < clips);
+        if self.default_clip.is_some_and(|c| c >= clips) {
+            self.default_clip = None;
+            self.warnings.push("the default animation is out of range; none is played first".into());
+        }
+    }
+}
+
+/// Why a channel cannot play in this scene, if it cannot.
+fn channel_problem(
+    channel: &Channel,
+    nodes: usize,
+    meshes: usize,
+    materials: usize,
+    joints: &[usize],
+    source_counts: &[usize],
+) -> Option<String> {
+    let out_of_range = |what: &str, index: usize, len: usize| {
+        (index >= len).then(|| format!("{what} {index} out of range (there are {len})"))
+    };
+    match channel {
+        Channel::NodeRotation { node, .. }
+        | Channel::NodeTranslation { node, .. }
+        | Channel::NodeVisibility { node, .. } => out_of_range("node", *node, nodes),
+        Channel::VertexMorph { mesh, blocks } => out_of_range("mesh", *mesh, meshes).or_else(|| {
+            let sources = source_counts.get(*mesh).copied().unwrap_or(0);
+            blocks
+                .iter()
+                .flat_map(|b| &b.vertices)
+                .find(|&&v| v as usize >= sources)
+                .map(|v| format!("morph vertex {v} out of range (there are {sources})"))
+        }),
+        Channel::PackedFrames(packed) => out_of_range("mesh", packed.mesh, meshes),
+        Channel::UvRamp { mesh, .. } => out_of_range("mesh", *mesh, meshes),
+        Channel::BoneFrames { skeleton, .. } => out_of_range("skeleton", *skeleton, joints.len()),
+        Channel::BoneTracks { skeleton, joints: tracks } => {
+            out_of_range("skeleton", *skeleton, joints.len()).or_else(|| {
+                let count = joints.get(*skeleton).copied().unwrap_or(0);
+                tracks
+                    .iter()
+                    .find(|t| t.joint >= count)
+                    .map(|t| format!("joint {} out of range (there are {count})", t.joint))
+            })
+        }
+        Channel::MaterialColor { material, .. }
+        | Channel::MaterialAlpha { material, .. }
+        | Channel::UvTransform { material, .. } => out_of_range("material", *material, materials),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{FormatKind, Key, Material, Mesh, Node, NodeKind, SceneKind, Submesh};
+
+    fn triangle_scene() -> Scene {
+        let mut scene = Scene::new(FormatKind::TpwMd2, SceneKind::Mesh);
+        let mut node = Node::new("n", NodeKind::Mesh, Mat4::IDENTITY);
+        node.mesh = Some(0);
+        scene.nodes.push(node);
+        scene.materials.push(Material::new("m"));
+        scene.meshes.push(Mesh {
+            name: "tri".into(),
+            node: Some(0),
+            source_positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
+            vertex_source: vec![0, 1, 2],
+            uvs: vec![Vec2::ZERO; 3],
+            normals: vec![Vec3::Z; 3],
+            triangles: vec![[0, 1, 2]],
+            submeshes: vec![Submesh {
+                material: Some(0),
+                first_triangle: 0,
+                triangle_count: 1,
+                vertex_start: 0,
+                vertex_end: 2,
+            }],
+            bounds: crate::scene::Aabb::EMPTY,
+            skin: None,
+            raw: Vec::new(),
+            raw_triangle_tags: Vec::new(),
+        });
+        scene
+    }
+
+    #[test]
+    fn a_sound_scene_passes() {
+        assert_eq!(triangle_scene().validate(), Ok(()));
+    }
+
+    #[test]
+    fn index_violations_name_what_and_where() {
+        let mut bad_triangle = triangle_scene();
+        bad_triangle.meshes[0].triangles[0] = [0, 1, 3];
+        let error = bad_triangle.validate().unwrap_err();
+        assert_eq!(error.location, "mesh[0].triangles[0]");
+        assert!(error.problem.contains("out of range (there are 3)"), "{error}");
+
+        let mut bad_material = triangle_scene();
+        bad_material.meshes[0].submeshes[0].material = Some(1);
+        assert_eq!(bad_material.validate().unwrap_err().location, "mesh[0].submeshes[0].material");
+
+        let mut bad_source = triangle_scene();
+        bad_source.meshes[0].vertex_source[2] = 3;
+        assert_eq!(bad_source.validate().unwrap_err().location, "mesh[0].vertex_source[2]");
+
+        let mut short_uvs = triangle_scene();
+        short_uvs.meshes[0].uvs.pop();
+        assert_eq!(short_uvs.validate().unwrap_err().to_string(), "mesh[0].uvs: 2 entries for 3 render vertices");
+
+        let mut not_finite = triangle_scene();
+        not_finite.meshes[0].source_positions[1].x = f32::NAN;
+        assert_eq!(not_finite.validate().unwrap_err().location, "mesh[0].source_positions[1]");
+    }
+
+    #[test]
+    fn a_parent_cycle_is_an_error() {
+        let mut scene = triangle_scene();
+        let mut other = Node::new("other", NodeKind::Transform, Mat4::IDENTITY);
+        other.parent = Some(0);
+        scene.nodes.push(other);
+        scene.nodes[0].parent = Some(1);
+        let error = scene.validate().unwrap_err();
+        assert!(error.problem.contains("cycle"), "{error}");
+    }
+
+    #[test]
+    fn a_dangling_channel_is_dropped_with_a_warning() {
+        let mut scene = triangle_scene();
+        scene.clips.push(crate::scene::Clip {
+            name: "c".into(),
+            source: None,
+            start: 0.0,
+            end: 1.0,
+            rate: 10.0,
+            channels: vec![
+                Channel::NodeVisibility { node: 0, keys: vec![Key { time: 0.0, value: true }] },
+                Channel::NodeVisibility { node: 5, keys: vec![Key { time: 0.0, value: true }] },
+            ],
+            tracks: Vec::new(),
+            warnings: Vec::new(),
+        });
+        scene.default_clip = Some(3);
+        assert_eq!(scene.validate(), Ok(()));
+        assert_eq!(scene.clips[0].channels.len(), 1);
+        assert!(scene.clips[0].warnings[0].contains("node 5 out of range"), "{:?}", scene.clips[0].warnings);
+        assert_eq!(scene.default_clip, None);
+    }
+}
