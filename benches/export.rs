@@ -43,9 +43,12 @@ fn export(c: &mut Criterion) {
         let doc = gltf::build(&scene).expect("hunter exports");
         let bytes = gltf::to_glb(&doc).expect("glb");
         eprintln!("hunter.glb: {} bytes", bytes.len());
-        c.bench_function("gltf/hunter", |b| {
+        let mut group = c.benchmark_group("gltf");
+        group.sample_size(10);
+        group.bench_function("hunter", |b| {
             b.iter(|| gltf::to_glb(&gltf::build(black_box(&scene)).expect("export")).expect("glb").len())
         });
+        group.finish();
     } else {
         eprintln!("SKIP gltf/hunter: {} is absent", hunter.display());
     }

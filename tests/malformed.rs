@@ -148,7 +148,9 @@ fn sweep(label: &str, bytes: &[u8]) {
     let mut variant = 0usize;
     let mut run = |what: String, data: &[u8]| {
         variant += 1;
-        exercise(&what, data, variant.is_multiple_of(16), variant.is_multiple_of(128));
+        // glTF builds every clip of the file, seconds each for big corpus models in this
+        // profile, so it runs on the fixtures' variants only.
+        exercise(&what, data, variant.is_multiple_of(16), bytes.len() <= 16 * 1024 && variant.is_multiple_of(8));
     };
     for cut in cut_points(bytes.len()) {
         run(format!("{label} cut at {cut}"), &bytes[..cut]);
