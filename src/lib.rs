@@ -12,6 +12,7 @@ pub mod app;
 pub mod demo;
 pub mod export;
 pub mod formats;
+pub mod fuzzing;
 pub mod info;
 #[cfg(feature = "viewer")]
 pub mod render;

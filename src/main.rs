@@ -88,9 +88,10 @@ struct PoseArgs {
     /// Animation to pose: a clip name (`M1`), a sibling's file name, or a path.
     #[arg(long)]
     anim: Option<String>,
-    /// Frame (fractional) within the animation.
-    #[arg(long, default_value_t = 0.0)]
-    frame: f32,
+    /// Frame (fractional) within the animation; without --anim, the default clip (the one the
+    /// viewer plays first), named on stderr.
+    #[arg(long)]
+    frame: Option<f32>,
 }
 
 #[derive(Args)]
@@ -174,23 +175,36 @@ fn run_info(args: &InfoArgs) -> Result<()> {
     Ok(())
 }
 
-/// Opens `file` and evaluates the pose the options ask for.
-fn posed(file: &Path, pose: &PoseArgs) -> Result<(Scene, Pose)> {
+/// Opens `file` and evaluates the pose the options ask for. `frames_asked`: a frame number
+/// was given (`--frame`, `--frames`), so without `--anim` the default clip plays, and its
+/// name goes to stderr.
+fn posed(file: &Path, pose: &PoseArgs, frames_asked: bool) -> Result<(Scene, Pose, Option<usize>, f32)> {
     let scene = open(file)?;
-    let (clip, time) = pose_time(&scene, pose)?;
-    let evaluated = Pose::at(&scene, clip, time);
-    Ok((scene, evaluated))
+    let (clip, time) = pose_time(&scene, pose, frames_asked)?;
+    if pose.anim.is_none()
+        && frames_asked
+        && let Some(c) = clip.and_then(|c| scene.clips.get(c))
+    {
+        eprintln!("posing the default clip '{}' (name another with --anim)", c.name);
+    }
+    let mut evaluated = Pose::default();
+    // Global-sequence tracks read the frame number too, so output stays reproducible.
+    evaluated.global_time = Some(pose.frame.unwrap_or(0.0));
+    evaluated.evaluate(&scene, clip, time);
+    Ok((scene, evaluated, clip, time))
 }
 
 /// The clip and clip time the options ask for; `--frame` counts from the clip's first frame
-/// (Quake II clips start mid-file).
-fn pose_time(scene: &Scene, pose: &PoseArgs) -> Result<(Option<usize>, f32)> {
+/// (Quake II clips start mid-file). Without `--anim`, a frame number poses the scene's first
+/// clip ([`Scene::first_clip`], the viewer's); with neither, the file's own clip or the rest pose.
+fn pose_time(scene: &Scene, pose: &PoseArgs, frames_asked: bool) -> Result<(Option<usize>, f32)> {
     let clip = match &pose.anim {
         Some(wanted) => Some(mdview::scene::resolve_clip(scene, wanted).map_err(|e| anyhow!(e))?),
+        None if frames_asked => scene.first_clip(),
         None => scene.default_clip,
     };
     let start = clip.and_then(|c| scene.clips.get(c)).map_or(0.0, |c| c.start);
-    Ok((clip, start + pose.frame))
+    Ok((clip, start + pose.frame.unwrap_or(0.0)))
 }
 
 fn run_export(args: &ExportArgs) -> Result<()> {
@@ -213,7 +227,7 @@ fn run_export(args: &ExportArgs) -> Result<()> {
         }
         return Ok(());
     }
-    let (scene, pose) = posed(&args.file, &args.pose)?;
+    let (scene, pose, _, _) = posed(&args.file, &args.pose, args.pose.frame.is_some())?;
     mdview::export::obj::write(&scene, &pose, &args.output)
         .with_context(|| format!("writing {}", args.output.display()))?;
     for w in &scene.warnings {
@@ -377,7 +391,8 @@ fn run_render(args: &RenderArgs) -> Result<()> {
     if args.frames.is_some() && !args.output.to_string_lossy().contains("{frame}") {
         return Err(anyhow!("--frames needs `{{frame}}` in the output name, e.g. out_{{frame}}.png"));
     }
-    let (mut scene, mut first_pose) = posed(&args.file, &args.pose)?;
+    let frames_asked = args.pose.frame.is_some() || args.frames.is_some();
+    let (mut scene, mut first_pose, first_clip, first_time) = posed(&args.file, &args.pose, frames_asked)?;
     if !args.texture_dirs.is_empty() {
         formats::resolve_images(&mut scene, &args.texture_dirs);
     }
@@ -402,7 +417,6 @@ fn run_render(args: &RenderArgs) -> Result<()> {
     }
     // Billboard bones face this camera.
     first_pose.view_from_model = Some(view.camera.view_from_world());
-    let (first_clip, first_time) = pose_time(&scene, &args.pose)?;
     first_pose.evaluate(&scene, first_clip, first_time);
     view.background = args.background;
     view.overlays = Overlays {
@@ -465,10 +479,12 @@ fn run_render(args: &RenderArgs) -> Result<()> {
         Some((first, last)) => {
             let pattern = args.output.to_string_lossy().into_owned();
             // Frames count from the clip's first frame, as --frame does.
-            let start = first_time - args.pose.frame;
+            let start = first_time - args.pose.frame.unwrap_or(0.0);
             let clip = first_clip;
             let mut pose = first_pose;
             for frame in first..=last {
+                // Global-sequence tracks read the frame number too, so output stays reproducible.
+                pose.global_time = Some(frame as f32);
                 pose.evaluate(&scene, clip, start + frame as f32);
                 let image = offscreen.render(&scene, &pose, &view)?;
                 save(&image, Path::new(&pattern.replace("{frame}", &frame.to_string())))?;

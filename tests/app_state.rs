@@ -356,3 +356,39 @@ fn the_loader_thread_answers_the_newest_request() {
     assert!(seen.len() < 20, "queued requests are skipped, decoded {}", seen.len());
     assert!(rx.recv_timeout(std::time::Duration::from_secs(1)).is_ok(), "the wake callback ran");
 }
+
+/// Issue 12: the viewer's global clock (what M2 global-sequence tracks read) starts when the
+/// model opens and runs while playback runs, through clip loops; the clip's own time wraps.
+#[test]
+fn the_global_clock_runs_through_clip_loops() {
+    let mut t = Timeline::new(0.0, 100.0, 1000.0);
+    t.playing = true;
+    assert_eq!(t.global_time, 0.0);
+    t.advance(0.06);
+    t.advance(0.09);
+    assert!((t.time - 50.0).abs() < 1e-3, "the clip looped: {}", t.time);
+    assert!((t.global_time - 150.0).abs() < 1e-3, "the global clock did not: {}", t.global_time);
+    t.playing = false;
+    t.advance(0.5);
+    assert!((t.global_time - 150.0).abs() < 1e-3, "paused: the global clock holds");
+}
+
+/// …and through clip changes: switching clips keeps the global clock, and the pose reads it.
+#[test]
+fn the_global_clock_survives_clip_changes() {
+    let dir = model_folder("global-clock");
+    let mut session = Session::default();
+    let anim = dir.join("islandM2.md2");
+    let target = session.target_for(&anim).expect("exists");
+    assert_eq!(load_now(&mut session, 1, &target), Applied::Opened);
+    let doc = session.doc.as_mut().expect("opened");
+    assert_eq!(doc.timeline.global_time, 0.0, "starts when the model opens");
+    doc.timeline.playing = true;
+    doc.timeline.advance(0.2);
+    let global = doc.timeline.global_time;
+    assert!(global > 0.0);
+    doc.play_clip(None);
+    doc.play_clip(Some(0));
+    assert_eq!(doc.timeline.global_time, global);
+    assert_eq!(doc.pose.global_time, Some(global));
+}

@@ -126,3 +126,42 @@ fn export_accepts_anim_and_frame_for_a_mesh_without_animations() {
     assert_eq!(missing.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no animations"));
 }
+
+/// Issue 12: `--frame` without `--anim` poses the default clip (the one the viewer plays
+/// first) and names it on stderr; the OBJ equals the one with that clip named, and differs
+/// from the rest pose. Every format: MDR, TPW, and (when the corpus is present) Quake II, M2.
+#[test]
+fn frame_without_anim_poses_the_default_clip_and_names_it() {
+    let corpus = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = [
+        (root.join("assets/mdr/arm.mdr"), "bend", "7"),
+        (root.join("assets/demo/gate.MD2"), "M1", "12"),
+        (corpus.join("md2/hunter/tris.md2"), "", "3"),
+        (corpus.join("m2/rabbit/Rabbit.m2"), "Walk", "186"),
+    ];
+    let dir = temp_dir("frame-without-anim");
+    for (i, (file, clip, frame)) in files.iter().enumerate() {
+        if !file.exists() {
+            eprintln!("SKIP: {} is absent", file.display());
+            continue;
+        }
+        let clip = match *clip {
+            "" => mdview::formats::open(file).unwrap().clips[0].name.clone(),
+            name => name.to_string(),
+        };
+        let out = |name: &str| dir.join(format!("{i}-{name}.obj"));
+        let file = file.to_str().unwrap();
+        let implicit = mdview(&["export", file, "--frame", frame, "-o", out("implicit").to_str().unwrap()]);
+        assert!(implicit.status.success(), "{}", String::from_utf8_lossy(&implicit.stderr));
+        let stderr = String::from_utf8_lossy(&implicit.stderr);
+        assert!(stderr.contains(&format!("'{clip}'")), "{file}: stderr names the clip: {stderr}");
+        let named = mdview(&["export", file, "--anim", &clip, "--frame", frame, "-o", out("named").to_str().unwrap()]);
+        assert!(named.status.success());
+        let rest = mdview(&["export", file, "-o", out("rest").to_str().unwrap()]);
+        assert!(rest.status.success());
+        let read = |name: &str| std::fs::read_to_string(out(name)).unwrap().replace(&format!("{i}-{name}"), "");
+        assert_eq!(read("implicit"), read("named"), "{file}");
+        assert_ne!(read("implicit"), read("rest"), "{file}: frame {frame} of {clip} is not the rest pose");
+    }
+}

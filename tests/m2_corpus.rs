@@ -406,3 +406,120 @@ fn a_missing_anim_file_leaves_its_sequence_in_the_bind_pose_and_says_why() {
     assert_ne!(Pose::at(&scene, Some(walk), 300.0).mesh_positions(&scene, 0), rest);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A key list sampled by hand: linear between keys (step for type 0, which the decoder expands
+/// into linear pairs), clamped outside them; quaternions slerp the short way.
+fn sample_by_hand<T: Copy>(curve: &mdview::scene::Curve<T>, time: f32, lerp: impl Fn(T, T, f32) -> T) -> Option<T> {
+    let keys = &curve.keys;
+    let first = keys.first()?;
+    if time <= first.time {
+        return Some(first.value);
+    }
+    for pair in keys.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        if time <= b.time {
+            let f = if b.time > a.time { (time - a.time) / (b.time - a.time) } else { 1.0 };
+            return Some(lerp(a.value, b.value, f));
+        }
+    }
+    keys.last().map(|k| k.value)
+}
+
+/// Issue 12: a bone track without keys in the playing sequence leaves that component at rest
+/// (WoW Model Viewer, wow.export). Rabbit's bone 0 has no rotation keys in Walk; Run's first
+/// key (17.9° about Y) used to stand in. The expected pose is computed here from the decoded
+/// records: Walk's own keys, WoW axes, parents first, then the scene's vertex weights.
+#[test]
+fn rabbit_walk_poses_from_its_own_keys_with_keyless_tracks_at_rest() {
+    use glam::{Mat4, Quat};
+    let Some(path) = corpus("rabbit/Rabbit.m2") else { return };
+    let bytes = std::fs::read(&path).unwrap();
+    let model = formats::m2::model::decode(&bytes, &[]).unwrap();
+    let scene = formats::open(&path).unwrap();
+    let walk = resolve_clip(&scene, "Walk").unwrap();
+    assert_eq!(walk, 0);
+    let bone0 = &model.bones[0];
+    assert!(bone0.rotation.sequences[walk].is_empty(), "the case the test is about: no rotation keys in Walk");
+    assert!(bone0.rotation.is_animated(), "…but keys in other sequences");
+    let time = 186.0;
+    let keys_at = |global: Option<usize>, period: u32, t: f32| match global {
+        Some(_) if period > 0 => t % period as f32,
+        Some(_) => 0.0,
+        None => t,
+    };
+    let mut world: Vec<Mat4> = Vec::new();
+    for bone in &model.bones {
+        for interpolation in [bone.translation.interpolation, bone.rotation.interpolation, bone.scale.interpolation] {
+            assert!(interpolation <= 1, "the hand evaluator does step and linear only");
+        }
+        let tr = &bone.translation;
+        let t = tr
+            .sequences
+            .get(if tr.global_sequence.is_some() { 0 } else { walk })
+            .and_then(|c| {
+                sample_by_hand(c, keys_at(tr.global_sequence, tr.global_period, time), |a, b, f| a.lerp(b, f))
+            })
+            .unwrap_or(Vec3::ZERO);
+        let rt = &bone.rotation;
+        let r = rt
+            .sequences
+            .get(if rt.global_sequence.is_some() { 0 } else { walk })
+            .and_then(|c| {
+                sample_by_hand(c, keys_at(rt.global_sequence, rt.global_period, time), |a: Quat, b: Quat, f| {
+                    let b = if a.dot(b) < 0.0 { -b } else { b };
+                    a.slerp(b, f).normalize()
+                })
+            })
+            .unwrap_or(Quat::IDENTITY);
+        let st = &bone.scale;
+        let s = st
+            .sequences
+            .get(if st.global_sequence.is_some() { 0 } else { walk })
+            .and_then(|c| {
+                sample_by_hand(c, keys_at(st.global_sequence, st.global_period, time), |a, b, f| a.lerp(b, f))
+            })
+            .unwrap_or(Vec3::ONE);
+        let local = Mat4::from_translation(bone.pivot + t)
+            * Mat4::from_quat(r)
+            * Mat4::from_scale(s)
+            * Mat4::from_translation(-bone.pivot);
+        let parent = usize::try_from(bone.parent).ok().and_then(|p| world.get(p)).copied().unwrap_or(Mat4::IDENTITY);
+        world.push(parent * local);
+    }
+    // WoW (x, y, z) → scene (x, z, −y).
+    let scene_from_wow = Mat4::from_cols(
+        glam::Vec4::new(1.0, 0.0, 0.0, 0.0),
+        glam::Vec4::new(0.0, 0.0, -1.0, 0.0),
+        glam::Vec4::new(0.0, 1.0, 0.0, 0.0),
+        glam::Vec4::W,
+    );
+    let pose = Pose::at(&scene, Some(walk), time);
+    let mesh = &scene.meshes[0];
+    let skin = mesh.skin.as_ref().unwrap();
+    let posed = pose.positions[0].as_ref().expect("Walk moves the rabbit");
+    let mut worst = 0.0f32;
+    for (v, &(start, count)) in skin.ranges.iter().enumerate() {
+        let mut expected = Vec3::ZERO;
+        for inf in &skin.influences[start as usize..(start + count) as usize] {
+            let joint = scene_from_wow * world[inf.joint as usize] * scene_from_wow.inverse();
+            expected += joint.transform_point3(inf.offset) * inf.weight;
+        }
+        let render = mesh.vertex_source.iter().position(|&s| s as usize == v).unwrap();
+        worst = worst.max((posed[render] - expected).length());
+    }
+    assert!(worst < 1e-4, "Walk at {time} ms is {worst} units from its own keys");
+}
+
+/// Issue 12: texture flags 0x1 / 0x2 choose repeat along u / v; an axis without its flag clamps
+/// (WoW Model Viewer, wow.export). Every corpus texture has flags 0, so every unit clamps.
+#[test]
+fn texture_wrap_follows_the_texture_flags() {
+    use mdview::formats::m2::build::texture_wrap;
+    use mdview::scene::TextureWrap::{Clamp, Repeat};
+    assert_eq!(texture_wrap(0), [Clamp, Clamp]);
+    assert_eq!(texture_wrap(0x1), [Repeat, Clamp]);
+    assert_eq!(texture_wrap(0x2), [Clamp, Repeat]);
+    assert_eq!(texture_wrap(0x3), [Repeat, Repeat]);
+    let Some(scene) = open("tank/tank.m2") else { return };
+    assert!(scene.materials.iter().all(|m| m.wrap == [Clamp, Clamp]));
+}

@@ -215,6 +215,26 @@ fn tag_follows_the_forearm() {
     assert_near(world.transform_vector3(q(1.0, 0.0, 0.0)), q(0.0, 0.0, 1.0), 1e-6, "tag forward");
 }
 
+/// Issue 12: between frames the tag's axes are renormalised, as ioquake3's `R_LerpTag` does
+/// (lerp, then `VectorNormalize` each axis). Frame 4.5 blends 40° and 50°: the blended forearm
+/// axis is ((cos 40° + cos 50°) / 2, 0, (sin 40° + sin 50°) / 2), length cos 5° ≈ 0.9962; the
+/// tag's forward axis is that direction at unit length, (cos 45°, 0, sin 45°), and its origin
+/// the lerped one, (10, 0, 1.125). The skin still follows the blended matrix.
+#[test]
+fn tag_axes_are_unit_length_between_frames() {
+    let scene = decode(&arm(false).to_bytes());
+    let tag = scene.nodes.iter().position(|n| n.kind == NodeKind::Tag).expect("a tag node");
+    let pose = Pose::at(&scene, Some(0), 4.5);
+    let world = pose.world[tag];
+    let h = std::f32::consts::FRAC_1_SQRT_2;
+    assert_near(world.transform_point3(Vec3::ZERO), q(10.0, 0.0, 1.125), 1e-5, "tag origin");
+    assert_near(world.transform_vector3(q(1.0, 0.0, 0.0)), q(h, 0.0, h), 1e-5, "tag forward");
+    assert_near(world.transform_vector3(q(0.0, 1.0, 0.0)), q(0.0, 1.0, 0.0), 1e-5, "tag left");
+    assert_near(world.transform_vector3(q(0.0, 0.0, 1.0)), q(-h, 0.0, h), 1e-5, "tag up");
+    let blended = pose.joints[0][1];
+    assert!((blended.transform_vector3(q(1.0, 0.0, 0.0)).length() - 5f32.to_radians().cos()).abs() < 1e-5);
+}
+
 #[test]
 fn lods_are_levels_and_the_pose_shows_one() {
     let scene = decode(&arm(false).to_bytes());

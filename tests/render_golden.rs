@@ -522,6 +522,66 @@ fn material_colour_alpha_and_texture_transform_animate() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Issue 12: a surface whose final alpha is 0 is not drawn, whatever its blend mode (WoW Model
+/// Viewer, wow.export). An opaque quad, whose blend ignores alpha, faded to 0 by its alpha
+/// track: the read-back shows the background where the quad was.
+#[test]
+fn a_surface_faded_to_alpha_zero_is_not_drawn() {
+    use mdview::scene::{BlendMode, Channel, Clip, Curve, Key, TrackTime};
+    let dir = std::env::temp_dir().join(format!("mdview-faded-{}", std::process::id()));
+    let mut scene = halves_quad_scene(&dir);
+    scene.materials[0].alpha = AlphaMode::Blend(BlendMode::Opaque);
+    let fade = Curve::linear(vec![Key { time: 0.0, value: 1.0 }, Key { time: 1.0, value: 0.0 }]);
+    scene.clips = vec![Clip {
+        name: "fade".into(),
+        source: None,
+        start: 0.0,
+        end: 1.0,
+        rate: 1.0,
+        channels: vec![Channel::MaterialAlpha { material: 0, keys: fade, time: TrackTime::Clip }],
+        tracks: Vec::new(),
+        warnings: Vec::new(),
+    }];
+    let Some(mut r) = offscreen(&scene) else { return };
+    let mut view = framed_view(&scene, 0.0, 0.0);
+    view.background = [0.0, 0.0, 1.0, 1.0];
+    let mut centre_at = |time: f32| {
+        let image = r.render(&scene, &Pose::at(&scene, Some(0), time), &view).expect("render");
+        let (w, h) = (image.width(), image.height());
+        [image.get_pixel(w * 2 / 5, h / 2).0, image.get_pixel(w * 3 / 5, h / 2).0]
+    };
+    let half = centre_at(0.5);
+    assert!(half.iter().all(|p| p[2] < 15), "opaque at alpha 0.5 still covers the background: {half:?}");
+    let gone = centre_at(1.0);
+    assert!(gone.iter().all(|p| p[2] > 240 && p[0] < 15 && p[1] < 15), "alpha 0: background only: {gone:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Issue 12: texture wrap modes. UVs from 0.75 to 1.75 across the quad; at its centre u = 1.25,
+/// which repeats onto the red half (u 0.25) and clamps to the green edge (u 1).
+#[test]
+fn texture_wrap_repeats_or_clamps_per_material() {
+    use mdview::scene::TextureWrap;
+    let dir = std::env::temp_dir().join(format!("mdview-wrap-{}", std::process::id()));
+    let mut scene = halves_quad_scene(&dir);
+    for uv in &mut scene.meshes[0].uvs {
+        uv.x = if uv.x < 0.5 { 0.75 } else { 1.75 };
+    }
+    let mut view = framed_view(&scene, 0.0, 0.0);
+    view.background = [0.0, 0.0, 0.0, 1.0];
+    let centre = |scene: &Scene| {
+        let mut r = offscreen(scene)?;
+        let image = r.render(scene, &Pose::rest(scene), &view).expect("render");
+        Some(image.get_pixel(image.width() / 2 + 4, image.height() / 2).0)
+    };
+    let Some(repeated) = centre(&scene) else { return };
+    assert!(repeated[0] > 240 && repeated[1] < 15, "repeat: red {repeated:?}");
+    scene.materials[0].wrap = [TextureWrap::Clamp, TextureWrap::Repeat];
+    let clamped = centre(&scene).expect("adapter");
+    assert!(clamped[1] > 240 && clamped[0] < 15, "clamp: green {clamped:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// A WoW M2 corpus model (read in place, never copied) in its bind pose or a sequence at a
 /// time in milliseconds; framed on the pose, as `render` frames it.
 fn m2_golden(file: &str, sequence: Option<(&str, f32)>, name: &str) {

@@ -159,9 +159,16 @@ pub struct Timeline {
     pub fps: f32,
     pub mode: PlayMode,
     pub unit: TimeUnit,
+    /// The global clock in clip units (milliseconds for M2), which tracks tied to an M2 global
+    /// sequence read: it starts at 0 when the model opens and runs while playback runs, through
+    /// clip loops and clip changes, as WoW Model Viewer's global time does.
+    pub global_time: f32,
     /// +1 forwards, -1 backwards (ping-pong's return leg).
     direction: f32,
 }
+
+/// Where the global clock wraps (24 h in milliseconds).
+const GLOBAL_CLOCK_WRAP: f32 = 86_400_000.0;
 
 impl Default for Timeline {
     fn default() -> Self {
@@ -187,6 +194,7 @@ impl Timeline {
             fps,
             mode: PlayMode::Loop,
             unit,
+            global_time: 0.0,
             direction: 1.0,
         }
     }
@@ -215,6 +223,9 @@ impl Timeline {
             return;
         }
         let delta = dt_secs * self.fps * self.speed;
+        // Wrapped at a day of milliseconds so that f32 keeps sub-millisecond steps; any global
+        // period divides into it only approximately, a jump once a day at most.
+        self.global_time = (self.global_time + delta).rem_euclid(GLOBAL_CLOCK_WRAP);
         match self.mode {
             PlayMode::Loop => {
                 self.direction = 1.0;
@@ -387,7 +398,7 @@ impl Document {
     /// Opens on the file's own clip (an animation file), else the first sibling animation,
     /// playing, so that a model with animations shows them at once.
     pub fn new(path: PathBuf, scene: Scene, summary: Summary) -> Document {
-        let clip = scene.default_clip.filter(|&c| c < scene.clips.len()).or((!scene.clips.is_empty()).then_some(0));
+        let clip = scene.first_clip();
         let pose = Pose::rest(&scene);
         let mut doc =
             Document { path, scene, summary, clip: None, timeline: Timeline::default(), pose, selected: None };
@@ -397,12 +408,13 @@ impl Document {
 
     /// Switches to `clip` (or the rest pose), from its start, playing; keeps speed and mode.
     pub fn play_clip(&mut self, clip: Option<usize>) {
-        let (speed, mode) = (self.timeline.speed, self.timeline.mode);
+        let (speed, mode, global_time) = (self.timeline.speed, self.timeline.mode, self.timeline.global_time);
         let found = clip.and_then(|c| self.scene.clips.get(c));
         self.timeline = match found {
             Some(c) => Timeline::new(c.start, c.end, c.rate),
             None => Timeline::default(),
         };
+        self.timeline.global_time = global_time;
         self.timeline.speed = speed;
         self.timeline.mode = mode;
         self.timeline.playing = found.is_some_and(|c| c.length() > 0.0);
@@ -412,6 +424,7 @@ impl Document {
 
     /// Re-evaluates the pose at the timeline's time.
     pub fn update_pose(&mut self) {
+        self.pose.global_time = Some(self.timeline.global_time);
         self.pose.evaluate(&self.scene, self.clip, self.timeline.time);
     }
 

@@ -65,7 +65,7 @@ use resources::{
 use textures::SeeThroughKind;
 
 use crate::scene::anim::Pose;
-use crate::scene::{AlphaMode, BlendMode, Mesh, Scene};
+use crate::scene::{AlphaMode, BlendMode, Mesh, Scene, TextureWrap};
 
 /// The surface shader as compiled: the shared per-frame uniforms, then `shaders/mesh.wgsl`.
 pub const MESH_WGSL: &str = concat!(include_str!("../../shaders/frame.wgsl"), include_str!("../../shaders/mesh.wgsl"));
@@ -290,7 +290,8 @@ pub struct Renderer {
     layouts: Layouts,
     shaders: Shaders,
     pipelines: HashMap<PipelineKey, wgpu::RenderPipeline>,
-    sampler: wgpu::Sampler,
+    /// Per wrap mode pair, indexed by [`sampler_index`].
+    samplers: [wgpu::Sampler; 4],
     frame_buffer: wgpu::Buffer,
     frame_bind_group: wgpu::BindGroup,
     draws: DrawSlots,
@@ -324,16 +325,19 @@ impl Renderer {
             label: Some("lines.wgsl"),
             source: wgpu::ShaderSource::Wgsl(LINES_WGSL.into()),
         });
-        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
-            label: Some("mdview texture"),
-            // Repeat: UV animation scrolls past 1.
-            address_mode_u: wgpu::AddressMode::Repeat,
-            address_mode_v: wgpu::AddressMode::Repeat,
-            address_mode_w: wgpu::AddressMode::Repeat,
-            mag_filter: wgpu::FilterMode::Linear,
-            min_filter: wgpu::FilterMode::Linear,
-            mipmap_filter: wgpu::MipmapFilterMode::Linear,
-            ..Default::default()
+        // One sampler per pair of wrap modes the scene's materials ask for.
+        let samplers = [0, 1, 2, 3].map(|index| {
+            let mode = |clamp: bool| if clamp { wgpu::AddressMode::ClampToEdge } else { wgpu::AddressMode::Repeat };
+            device.create_sampler(&wgpu::SamplerDescriptor {
+                label: Some("mdview texture"),
+                address_mode_u: mode(index & 1 != 0),
+                address_mode_v: mode(index & 2 != 0),
+                address_mode_w: wgpu::AddressMode::Repeat,
+                mag_filter: wgpu::FilterMode::Linear,
+                min_filter: wgpu::FilterMode::Linear,
+                mipmap_filter: wgpu::MipmapFilterMode::Linear,
+                ..Default::default()
+            })
         });
         let frame_buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("mdview frame uniforms"),
@@ -359,7 +363,7 @@ impl Renderer {
             layouts,
             shaders: Shaders { mesh: mesh_shader, lines: line_shader },
             pipelines: HashMap::new(),
-            sampler,
+            samplers,
             frame_buffer,
             frame_bind_group,
             draws,
@@ -438,7 +442,7 @@ impl Renderer {
                 uv_rows: MaterialUniforms::IDENTITY_UV,
                 uv_source: [u32::from(material.sphere_map), 0, 0, 0],
             };
-            let (bind_group, buffer) = self.material_bind_group(&material.name, &uniforms, view);
+            let (bind_group, buffer) = self.material_bind_group(&material.name, &uniforms, view, material.wrap);
             materials.push(GpuMaterial {
                 bind_group,
                 buffer,
@@ -465,7 +469,8 @@ impl Renderer {
             uv_rows: MaterialUniforms::IDENTITY_UV,
             uv_source: [0; 4],
         };
-        let (bind_group, buffer) = self.material_bind_group("default", &default_uniforms, &self.white.view);
+        let (bind_group, buffer) =
+            self.material_bind_group("default", &default_uniforms, &self.white.view, [TextureWrap::Repeat; 2]);
         materials.push(GpuMaterial {
             bind_group,
             buffer,
@@ -505,7 +510,9 @@ impl Renderer {
         label: &str,
         uniforms: &MaterialUniforms,
         view: &wgpu::TextureView,
+        wrap: [TextureWrap; 2],
     ) -> (wgpu::BindGroup, wgpu::Buffer) {
+        let sampler = self.samplers.get(sampler_index(wrap)).unwrap_or(&self.samplers[0]);
         let buffer = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some(label),
             contents: bytemuck::bytes_of(uniforms),
@@ -517,7 +524,7 @@ impl Renderer {
             entries: &[
                 wgpu::BindGroupEntry { binding: 0, resource: buffer.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::TextureView(view) },
-                wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::Sampler(&self.sampler) },
+                wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::Sampler(sampler) },
             ],
         });
         (bind_group, buffer)
@@ -595,6 +602,12 @@ impl Renderer {
             let mesh_u32 = mesh_index as u32;
             for (sub_index, sub) in gpu_mesh.submeshes.iter().enumerate() {
                 let Some(material) = materials.get(sub.material) else { continue };
+                // A surface whose final alpha (colour alpha × transparency) is 0 is not drawn,
+                // whatever its blend mode: WoW Model Viewer leaves the pass when alpha <= 0,
+                // wow.export skips the batch (`if (alpha <= 0) continue`).
+                if material.uniforms.base_color[3] <= 0.0 {
+                    continue;
+                }
                 let item = DrawItem {
                     mesh: mesh_u32,
                     submesh: sub_index as u32,
@@ -841,6 +854,11 @@ fn update_material_uniforms(queue: &wgpu::Queue, scene: &Scene, pose: &Pose, mat
             gpu.uniforms = wanted;
         }
     }
+}
+
+/// Which of the renderer's samplers serves a material's (u, v) wrap modes.
+fn sampler_index([u, v]: [TextureWrap; 2]) -> usize {
+    usize::from(u == TextureWrap::Clamp) | (usize::from(v == TextureWrap::Clamp) << 1)
 }
 
 /// The draw pass of a material: see the module doc.

@@ -39,6 +39,11 @@ pub struct Pose {
     /// placement of the skinned meshes, identity for M2), for billboard joints; `None` leaves
     /// them as their tracks pose them. Set it before [`Pose::evaluate`].
     pub view_from_model: Option<Mat4>,
+    /// The global clock, in clip units (milliseconds for M2), that tracks tied to a global
+    /// sequence read whatever clip plays ([`super::TrackTime::Loop`]); `None` lets the clip
+    /// time stand in. The viewer runs it from when the model opens; `export` and `render` set
+    /// it to `--frame`. Set it before [`Pose::evaluate`].
+    pub global_time: Option<f32>,
     /// Scratch: per mesh, animated source positions.
     source_scratch: Vec<Vec<Vec3>>,
     /// Scratch: per mesh, skinned source normals.
@@ -53,6 +58,8 @@ struct Marks {
     normals_set: Vec<bool>,
     /// Skeletons a channel (or a billboard) posed.
     driven: Vec<bool>,
+    /// Skeletons posed by element-wise blended frames (MDR), whose tags get unit axes.
+    frames_blended: Vec<bool>,
     alpha_set: Vec<bool>,
 }
 
@@ -64,6 +71,7 @@ impl Marks {
             uv_moved: vec![false; meshes],
             normals_set: vec![false; meshes],
             driven: vec![false; scene.skeletons.len()],
+            frames_blended: vec![false; scene.skeletons.len()],
             alpha_set: vec![false; scene.materials.len()],
         }
     }
@@ -86,13 +94,16 @@ impl Pose {
 
     /// Re-evaluates in place, reusing buffers: resets to the rest state, applies each of the
     /// clip's channels (one function per channel kind), then skins and places the meshes.
+    /// Without a clip, the scene's [`Scene::global_channels`] play on the global clock.
     pub fn evaluate(&mut self, scene: &Scene, clip: Option<usize>, time: f32) {
         self.reset(scene);
         let clip: Option<&Clip> = clip.and_then(|c| scene.clips.get(c));
         let time = if time.is_finite() { time } else { 0.0 };
+        let global = self.global_time.filter(|t| t.is_finite()).unwrap_or(time);
         let mut marks = Marks::new(scene);
-        for channel in clip.map(|c| c.channels.as_slice()).unwrap_or(&[]) {
-            self.apply_channel(scene, channel, time, &mut marks);
+        let channels = clip.map_or(scene.global_channels.as_slice(), |c| c.channels.as_slice());
+        for channel in channels {
+            self.apply_channel(scene, channel, [time, global], &mut marks);
         }
         self.finish(scene, &mut marks);
     }
@@ -123,8 +134,9 @@ impl Pose {
         self.uv_transforms.resize(scene.materials.len(), Mat4::IDENTITY);
     }
 
-    /// Applies one channel at `time`: one match arm per channel kind, each a function.
-    fn apply_channel(&mut self, scene: &Scene, channel: &Channel, time: f32, marks: &mut Marks) {
+    /// Applies one channel at the clip time, or the global time for tracks that read it: one
+    /// match arm per channel kind, each a function.
+    fn apply_channel(&mut self, scene: &Scene, channel: &Channel, [time, global]: [f32; 2], marks: &mut Marks) {
         match channel {
             Channel::NodeRotation { node, authored_inverse, keys } => {
                 self.node_rotation(*node, authored_inverse, keys, time)
@@ -134,16 +146,23 @@ impl Pose {
             Channel::VertexMorph { mesh, blocks } => self.vertex_morph(scene, *mesh, blocks, time, marks),
             Channel::PackedFrames(packed) => self.packed_frames(scene, packed, time, marks),
             Channel::UvRamp { mesh, entries } => self.uv_ramp(scene, *mesh, entries, time, marks),
-            Channel::BoneFrames { skeleton, times, frames } => self.bone_frames(*skeleton, times, frames, time, marks),
-            Channel::BoneTracks { skeleton, joints } => self.bone_tracks(scene, *skeleton, joints, time, marks),
+            Channel::BoneFrames { skeleton, times, frames } => {
+                self.bone_frames(*skeleton, times, frames, time, marks);
+                if let Some(flag) = marks.frames_blended.get_mut(*skeleton) {
+                    *flag = true;
+                }
+            }
+            Channel::BoneTracks { skeleton, joints } => {
+                self.bone_tracks(scene, *skeleton, joints, [time, global], marks)
+            }
             Channel::MaterialColor { material, keys, time: timing } => {
-                self.material_color(*material, keys, timing.apply(time))
+                self.material_color(*material, keys, timing.apply(time, global))
             }
             Channel::MaterialAlpha { material, keys, time: timing } => {
-                self.material_alpha(*material, keys, timing.apply(time), marks)
+                self.material_alpha(*material, keys, timing.apply(time, global), marks)
             }
             Channel::UvTransform { material, translation, rotation, scale, time: timing } => {
-                self.uv_transform(*material, [translation, scale], rotation, timing, time)
+                self.uv_transform(*material, [translation, scale], rotation, timing, [time, global])
             }
         }
     }
@@ -232,12 +251,12 @@ impl Pose {
         scene: &Scene,
         skeleton: usize,
         joints: &[super::JointTracks],
-        time: f32,
+        clock: [f32; 2],
         marks: &mut Marks,
     ) {
         let Some(skel) = scene.skeletons.get(skeleton) else { return };
         if let (Some(out), Some(flag)) = (self.joints.get_mut(skeleton), marks.driven.get_mut(skeleton)) {
-            evaluate_bone_tracks(skel, joints, time, out);
+            evaluate_bone_tracks(skel, joints, clock, out);
             *flag = true;
         }
     }
@@ -265,12 +284,12 @@ impl Pose {
         [translation, scale]: [&Curve<Vec3>; 2],
         rotation: &Curve<Quat>,
         timing: &[super::TrackTime; 3],
-        time: f32,
+        [time, global]: [f32; 2],
     ) {
         if let Some(m) = self.uv_transforms.get_mut(material) {
-            let t = sample_curve(translation, timing[0].apply(time)).unwrap_or(Vec3::ZERO);
-            let r = sample_curve(rotation, timing[1].apply(time)).unwrap_or(Quat::IDENTITY);
-            let s = sample_curve(scale, timing[2].apply(time)).unwrap_or(Vec3::ONE);
+            let t = sample_curve(translation, timing[0].apply(time, global)).unwrap_or(Vec3::ZERO);
+            let r = sample_curve(rotation, timing[1].apply(time, global)).unwrap_or(Quat::IDENTITY);
+            let s = sample_curve(scale, timing[2].apply(time, global)).unwrap_or(Vec3::ONE);
             let centre = Vec3::new(0.5, 0.5, 0.0);
             *m = Mat4::from_translation(t + centre)
                 * Mat4::from_quat(r)
@@ -281,7 +300,7 @@ impl Pose {
 
     /// After the channels: billboards, skinning, render-vertex expansion and world matrices.
     fn finish(&mut self, scene: &Scene, marks: &mut Marks) {
-        let Marks { moved, uv_moved, normals_set, driven, .. } = marks;
+        let Marks { moved, uv_moved, normals_set, driven, frames_blended, .. } = marks;
         // Billboard joints turn to the camera, and their descendants follow.
         if let Some(view) = self.view_from_model {
             for ((skeleton, joints), flag) in scene.skeletons.iter().zip(self.joints.iter_mut()).zip(driven.iter_mut())
@@ -361,10 +380,15 @@ impl Pose {
         // Tags and attachments follow their joint: world = joint matrix · offset from the joint.
         for (index, node) in scene.nodes.iter().enumerate() {
             if let Some((skeleton, joint)) = node.joint
-                && let Some(m) = self.joints.get(skeleton).and_then(|j| j.get(joint))
+                && let Some(&m) = self.joints.get(skeleton).and_then(|j| j.get(joint))
                 && let (Some(world), Some(local)) = (self.world.get_mut(index), self.locals.get(index))
             {
-                *world = *m * *local;
+                // A tag on blended frames gets unit axes again, as ioquake3's R_LerpTag does
+                // (VectorNormalize of each lerped axis); skinning keeps the blended matrix.
+                let renormalise =
+                    node.kind == super::NodeKind::Tag && frames_blended.get(skeleton).copied().unwrap_or(false);
+                let m = if renormalise { unit_axes(m) } else { m };
+                *world = m * *local;
             }
         }
     }
@@ -586,6 +610,12 @@ fn sample_morph_block(block: &MorphBlock, time: f32, out: &mut [Vec3]) {
     }
 }
 
+/// `m` with each of its three axis columns scaled to unit length (a zero axis is kept).
+fn unit_axes(m: Mat4) -> Mat4 {
+    let unit = |axis: Vec4| axis.truncate().try_normalize().map_or(axis, |v| v.extend(axis.w));
+    Mat4::from_cols(unit(m.x_axis), unit(m.y_axis), unit(m.z_axis), m.w_axis)
+}
+
 fn sample_matrix_frames(times: &[f32], frames: &[Vec<Mat4>], time: f32, out: &mut Vec<Mat4>) {
     let Some((a, b, f)) = frame_segment(times, time) else { return };
     let (Some(fa), Some(fb)) = (frames.get(a), frames.get(b)) else { return };
@@ -594,15 +624,20 @@ fn sample_matrix_frames(times: &[f32], frames: &[Vec<Mat4>], time: f32, out: &mu
     out.extend(fa.iter().zip(fb).map(|(ma, mb)| *ma * (1.0 - f) + *mb * f));
 }
 
-fn evaluate_bone_tracks(skeleton: &super::Skeleton, tracks: &[super::JointTracks], time: f32, out: &mut Vec<Mat4>) {
+fn evaluate_bone_tracks(
+    skeleton: &super::Skeleton,
+    tracks: &[super::JointTracks],
+    [time, global]: [f32; 2],
+    out: &mut Vec<Mat4>,
+) {
     let count = skeleton.joints.len();
     let mut locals = vec![Mat4::IDENTITY; count];
     for track in tracks {
         let Some(joint) = skeleton.joints.get(track.joint) else { continue };
         let [tt, rt, st] = track.timing;
-        let t = sample_curve(&track.translation, tt.apply(time)).unwrap_or(Vec3::ZERO);
-        let r = sample_curve(&track.rotation, rt.apply(time)).unwrap_or(Quat::IDENTITY);
-        let s = sample_curve(&track.scale, st.apply(time)).unwrap_or(Vec3::ONE);
+        let t = sample_curve(&track.translation, tt.apply(time, global)).unwrap_or(Vec3::ZERO);
+        let r = sample_curve(&track.rotation, rt.apply(time, global)).unwrap_or(Quat::IDENTITY);
+        let s = sample_curve(&track.scale, st.apply(time, global)).unwrap_or(Vec3::ONE);
         if let Some(local) = locals.get_mut(track.joint) {
             *local = Mat4::from_translation(joint.pivot + t)
                 * Mat4::from_quat(r)
@@ -812,6 +847,59 @@ mod tests {
         let mid = sample_quat(&k, 0.5).unwrap();
         let expected = Quat::from_rotation_y(0.2);
         assert!(mid.abs_diff_eq(expected, 1e-5) || mid.abs_diff_eq(-expected, 1e-5));
+    }
+
+    /// A scene with one joint whose translation is a two-key track on a 200 ms global sequence
+    /// (x from 0 at 0 ms to 20 at 200 ms), inside a 100 ms clip, and in the global channels.
+    fn global_sequence_scene() -> Scene {
+        let mut scene = Scene::new(super::super::FormatKind::WowM2, super::super::SceneKind::Mesh);
+        let joint = super::super::Joint { name: "b".into(), parent: None, pivot: Vec3::ZERO, billboard: false };
+        scene.skeletons.push(super::super::Skeleton { name: "s".into(), joints: vec![joint], rest_pose: Vec::new() });
+        let translation = Curve::linear(vec![
+            Key { time: 0.0, value: Vec3::ZERO },
+            Key { time: 200.0, value: Vec3::new(20.0, 0.0, 0.0) },
+        ]);
+        let loop_200 = super::super::TrackTime::Loop { period: 200.0 };
+        let joints = vec![super::super::JointTracks {
+            joint: 0,
+            translation,
+            timing: [loop_200, super::super::TrackTime::Clip, super::super::TrackTime::Clip],
+            ..Default::default()
+        }];
+        let channel = Channel::BoneTracks { skeleton: 0, joints };
+        scene.clips.push(Clip {
+            name: "Stand".into(),
+            source: None,
+            start: 0.0,
+            end: 100.0,
+            rate: 1000.0,
+            channels: vec![channel.clone()],
+            tracks: Vec::new(),
+            warnings: Vec::new(),
+        });
+        scene.global_channels = vec![channel];
+        scene
+    }
+
+    /// Issue 12: a global-sequence track runs on the global clock (`globalTime % period`), not
+    /// the clip's time, so it does not restart when the clip loops, and it plays in the rest pose.
+    #[test]
+    fn a_global_sequence_track_keeps_its_own_clock_across_a_clip_loop() {
+        let scene = global_sequence_scene();
+        let x_at = |clip: Option<usize>, clip_time: f32, global: Option<f32>| {
+            let mut pose = Pose { global_time: global, ..Pose::default() };
+            pose.evaluate(&scene, clip, clip_time);
+            pose.joints[0][0].w_axis.x
+        };
+        // 150 ms after opening, the 100 ms clip has looped once and sits at 50 ms; the global
+        // track is 150 ms into its 200 ms period: x = 15, not 5.
+        assert!((x_at(Some(0), 50.0, Some(150.0)) - 15.0).abs() < 1e-5);
+        // 250 ms: the clip is at 50 ms again; the global track wrapped to 50 ms: x = 5.
+        assert!((x_at(Some(0), 50.0, Some(250.0)) - 5.0).abs() < 1e-5);
+        // Without a global clock the clip time stands in.
+        assert!((x_at(Some(0), 50.0, None) - 5.0).abs() < 1e-5);
+        // The rest pose plays the global channels on the same clock.
+        assert!((x_at(None, 0.0, Some(150.0)) - 15.0).abs() < 1e-5);
     }
 
     #[test]

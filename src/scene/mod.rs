@@ -323,7 +323,20 @@ pub struct Material {
     /// Draw order among a model's blended surfaces, lowest first (M2: priority plane × 65536 +
     /// material layer, so a layer-1 pass draws over its layer-0 base); 0 where the format has none.
     pub draw_order: i32,
+    /// How texture coordinates outside 0..1 sample, along u and along v (M2 texture flags 0x1
+    /// and 0x2 choose repeat; without them that axis clamps). The renderer picks the sampler.
+    pub wrap: [TextureWrap; 2],
     pub raw: Vec<RawField>,
+}
+
+/// How a texture axis treats coordinates outside 0..1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub enum TextureWrap {
+    /// Tile the texture (what TPW, Quake II and MDR textures always do).
+    #[default]
+    Repeat,
+    /// Hold the edge texel.
+    Clamp,
 }
 
 impl Material {
@@ -340,6 +353,7 @@ impl Material {
             flags: 0,
             sphere_map: false,
             draw_order: 0,
+            wrap: [TextureWrap::Repeat; 2],
             raw: Vec::new(),
         }
     }
@@ -580,7 +594,8 @@ pub enum Channel {
 }
 
 /// How a keyed track reads time. M2 tracks tied to a global sequence loop on their own period
-/// whatever clip plays; the pose's time stands in for the global clock.
+/// on the global clock ([`anim::Pose::global_time`]), whatever clip plays, as the spec's track
+/// section, WoW Model Viewer and wow.export have it (`globalTime % period`).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum TrackTime {
     /// The clip's time.
@@ -591,11 +606,12 @@ pub enum TrackTime {
 }
 
 impl TrackTime {
-    /// The time at which to sample a track with this timing when the pose is at `time`.
-    pub fn apply(self, time: f32) -> f32 {
+    /// The time at which to sample a track with this timing when the clip is at `clip_time`
+    /// and the global clock at `global_time`.
+    pub fn apply(self, clip_time: f32, global_time: f32) -> f32 {
         match self {
-            TrackTime::Clip => time,
-            TrackTime::Loop { period } if period > 0.0 && period.is_finite() => time.rem_euclid(period),
+            TrackTime::Clip => clip_time,
+            TrackTime::Loop { period } if period > 0.0 && period.is_finite() => global_time.rem_euclid(period),
             TrackTime::Loop { .. } => 0.0,
         }
     }
@@ -781,6 +797,9 @@ pub struct Scene {
     pub images: Vec<SceneImage>,
     /// The folders the texture resolver searched, in order (for the UI's "where did it look").
     pub image_search: Vec<String>,
+    /// Channels that play on the global clock when no clip is chosen (M2 tracks tied to a
+    /// global sequence, which clips also carry): the rest pose keeps them moving.
+    pub global_channels: Vec<Channel>,
 }
 
 /// A titled table of a format's own facts: rows of named values, in order.
@@ -834,12 +853,19 @@ impl Scene {
             choices: Vec::new(),
             images: Vec::new(),
             image_search: Vec::new(),
+            global_channels: Vec::new(),
         }
     }
 
     /// The image material `material` draws with, if it has one.
     pub fn material_image(&self, material: usize) -> Option<&SceneImage> {
         self.materials.get(material).and_then(|m| m.image).and_then(|i| self.images.get(i))
+    }
+
+    /// The clip the viewer plays first, and `--frame` without `--anim` poses: the file's own
+    /// clip ([`Scene::default_clip`]) when valid, else the first clip, else none (rest pose).
+    pub fn first_clip(&self) -> Option<usize> {
+        self.default_clip.filter(|&c| c < self.clips.len()).or((!self.clips.is_empty()).then_some(0))
     }
 
     /// Indices of root nodes, in order.

@@ -214,6 +214,11 @@ impl<'a> Builder<'a> {
         for clip in 0..self.scene.clips.len() {
             self.animation(clip);
         }
+        if !self.scene.global_channels.is_empty() {
+            // Each clip samples its global-sequence tracks on its own time (global clock = clip
+            // time, as `Pose::at`); the rest pose's own global loops have no clip to live in.
+            self.note("global-sequence channels of the rest pose not exported (no clip holds them)".into());
+        }
         Ok(())
     }
 
@@ -1072,9 +1077,9 @@ impl Builder<'_> {
                     let seconds = seconds_of(&times);
                     let (mut offsets, mut rotations, mut scales) = (Vec::new(), Vec::new(), Vec::new());
                     for &t in &times {
-                        let tr = sample_curve(translation, time[0].apply(t)).unwrap_or(Vec3::ZERO);
-                        let r = sample_curve(rotation, time[1].apply(t)).unwrap_or(Quat::IDENTITY);
-                        let s = sample_curve(scale, time[2].apply(t)).unwrap_or(Vec3::ONE);
+                        let tr = sample_curve(translation, time[0].apply(t, t)).unwrap_or(Vec3::ZERO);
+                        let r = sample_curve(rotation, time[1].apply(t, t)).unwrap_or(Quat::IDENTITY);
+                        let s = sample_curve(scale, time[2].apply(t, t)).unwrap_or(Vec3::ONE);
                         let (offset, angle, scale) = texture_transform(tr, r, s);
                         offsets.extend_from_slice(&offset.to_array());
                         rotations.push(angle);
@@ -1223,9 +1228,9 @@ impl Builder<'_> {
             let local_at = |time: f32| -> Trs {
                 let Some(track) = track else { return Trs::IDENTITY };
                 let [tt, rt, st] = track.timing;
-                let t = sample_curve(&track.translation, tt.apply(time)).unwrap_or(Vec3::ZERO);
-                let r = sample_curve(&track.rotation, rt.apply(time)).unwrap_or(Quat::IDENTITY);
-                let s = sample_curve(&track.scale, st.apply(time)).unwrap_or(Vec3::ONE);
+                let t = sample_curve(&track.translation, tt.apply(time, time)).unwrap_or(Vec3::ZERO);
+                let r = sample_curve(&track.rotation, rt.apply(time, time)).unwrap_or(Quat::IDENTITY);
+                let s = sample_curve(&track.scale, st.apply(time, time)).unwrap_or(Vec3::ONE);
                 Trs { translation: pivot + t - r * (s * pivot), rotation: r, scale: s }
             };
             let times = match track {
@@ -1271,12 +1276,12 @@ impl Builder<'_> {
             for channel in &clip.channels {
                 match channel {
                     Channel::MaterialColor { material: m, keys, time } if *m == material => {
-                        if let Some(rgb) = sample_curve(keys, time.apply(t)) {
+                        if let Some(rgb) = sample_curve(keys, time.apply(t, t)) {
                             color = rgb.extend(color.w);
                         }
                     }
                     Channel::MaterialAlpha { material: m, keys, time } if *m == material => {
-                        if let Some(a) = sample_curve(keys, time.apply(t)) {
+                        if let Some(a) = sample_curve(keys, time.apply(t, t)) {
                             color.w = if alpha_set { color.w * a } else { a };
                             alpha_set = true;
                         }

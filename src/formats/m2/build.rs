@@ -15,7 +15,7 @@ use super::tracks::Track;
 use crate::scene::{
     Aabb, AlphaMode, BlendMode, Channel, Clip, Curve, DetailRow, DetailSection, FormatKind, Influence, Joint,
     JointTracks, Key, Material, Mesh, Node, NodeKind, RawField, Scene, SceneKind, Skeleton, SkinWeights, Submesh,
-    TrackReport, TrackTime,
+    TextureWrap, TrackReport, TrackTime,
 };
 
 /// What the scene builder needs besides the decoded files.
@@ -60,26 +60,34 @@ struct SequenceKeys {
 }
 
 /// Keys of `track` for `sequence` in scene axes, or `None` when the track does not animate it.
-/// A track that animates other sequences but not this one holds its first value; a track of a
-/// sequence whose .anim file is missing is left out (bind pose), unless it is global.
+/// Only the playing sequence's own keys count, or the keys of the track's global sequence: a
+/// track without keys in the sequence contributes nothing, so that component stays at rest
+/// (no translation, identity rotation, scale 1). This follows WoW Model Viewer, where
+/// `Animated::uses(anim)` is false and the bone takes no transform from the track, and
+/// wow.export, where `has_trans`/`has_rot`/`has_scale` are false and the part stays identity.
+/// A track of a sequence whose .anim file is missing is left out too (bind pose), unless it
+/// is global.
 fn clip_keys<T: Copy>(track: &Track<T>, sequence: SequenceKeys, map: impl Fn(T) -> T) -> Option<(Curve<T>, TrackTime)> {
-    if !track.is_animated() || (sequence.missing && track.global_sequence.is_none()) {
+    if sequence.missing && track.global_sequence.is_none() {
         return None;
     }
-    match track.keys_for(sequence.index) {
-        (Some(curve), time) if !curve.is_empty() => Some((
-            Curve {
-                keys: curve.keys.iter().map(|k| Key { time: k.time, value: map(k.value) }).collect(),
-                interpolation: curve.interpolation,
-                tangents: curve.tangents.iter().map(|&[i, o]| [map(i), map(o)]).collect(),
-            },
-            time,
-        )),
-        _ => {
-            let value = track.first_value()?;
-            Some((Curve::linear(vec![Key { time: 0.0, value: map(value) }]), TrackTime::Clip))
-        }
-    }
+    let (curve, time) = track.keys_for(sequence.index);
+    let curve = curve.filter(|c| !c.is_empty())?;
+    Some((
+        Curve {
+            keys: curve.keys.iter().map(|k| Key { time: k.time, value: map(k.value) }).collect(),
+            interpolation: curve.interpolation,
+            tangents: curve.tangents.iter().map(|&[i, o]| [map(i), map(o)]).collect(),
+        },
+        time,
+    ))
+}
+
+/// Texture flags 0x1 (wrap X) and 0x2 (wrap Y) choose repeat on that axis; without them the
+/// axis clamps, as WoW Model Viewer sets `GL_CLAMP_TO_EDGE` and wow.export `CLAMP_TO_EDGE`.
+pub fn texture_wrap(flags: u32) -> [TextureWrap; 2] {
+    let axis = |bit: u32| if flags & bit != 0 { TextureWrap::Repeat } else { TextureWrap::Clamp };
+    [axis(TEXTURE_FLAG_WRAP_X), axis(TEXTURE_FLAG_WRAP_Y)]
 }
 
 fn static_or<T: Copy>(track: &Track<T>, default: T) -> T {
@@ -342,6 +350,9 @@ fn build_materials(
         material.two_sided = flags & RF_TWO_SIDED != 0;
         material.depth_write = flags & RF_NO_DEPTH_WRITE == 0;
         material.flags = u32::from(flags);
+        if let Some(t) = texture_index.and_then(|t| model.textures.get(t)) {
+            material.wrap = texture_wrap(t.flags);
+        }
         material.draw_order = i32::from(unit.priority) * 65536 + i32::from(unit.layer);
         // Rest colour: the static values of the unit's colour and transparency tracks.
         let color = usize::try_from(unit.color).ok().and_then(|c| model.colors.get(c));
@@ -422,64 +433,32 @@ fn build_clips(
                 anim_file_suffix(seq.id, seq.variation)
             ));
         }
-        let mut joints = Vec::new();
-        for (b, bone) in model.bones.iter().enumerate() {
-            let t = clip_keys(&bone.translation, sequence, axes::position);
-            let r = clip_keys(&bone.rotation, sequence, axes::rotation);
-            let sc = clip_keys(&bone.scale, sequence, axes::scale);
-            if t.is_none() && r.is_none() && sc.is_none() {
-                continue;
-            }
-            let key_total =
-                [t.as_ref().map(|k| k.0.len()), r.as_ref().map(|k| k.0.len()), sc.as_ref().map(|k| k.0.len())]
-                    .iter()
-                    .flatten()
-                    .sum::<usize>() as u64;
-            if key_total > budget {
-                clip.warnings.push("too many keys for the size of the input; remaining bones hold still".into());
-                break;
-            }
-            budget -= key_total;
-            let mut report = TrackReport {
-                index: b as u32,
-                target: b as u32,
-                target_name: scene.skeletons.first().and_then(|sk| sk.joints.get(b)).map(|j| j.name.clone()),
-                channels: Vec::new(),
-                flags: bone.flags,
-                slots: Vec::new(),
-                key_counts: Vec::new(),
-                reasons: Vec::new(),
-                skipped: None,
-            };
-            let mut track = JointTracks { joint: b, ..Default::default() };
-            if let Some((keys, time)) = t {
-                report.channels.push("translation".into());
-                report.key_counts.push(("translation".into(), keys.len() as u32));
-                track.translation = keys;
-                track.timing[0] = time;
-            }
-            if let Some((keys, time)) = r {
-                report.channels.push("rotation".into());
-                report.key_counts.push(("rotation".into(), keys.len() as u32));
-                track.rotation = keys;
-                track.timing[1] = time;
-            }
-            if let Some((keys, time)) = sc {
-                report.channels.push("scale".into());
-                report.key_counts.push(("scale".into(), keys.len() as u32));
-                track.scale = keys;
-                track.timing[2] = time;
-            }
-            joints.push(track);
-            clip.tracks.push(report);
-        }
-        if !model.bones.is_empty() {
-            clip.channels.push(Channel::BoneTracks { skeleton: 0, joints });
-        }
+        bone_channels(model, sequence, &mut budget, scene.skeletons.first(), &mut clip);
         if let Some(skin) = skin {
             material_channels(model, skin, unit_materials, sequence, &mut clip);
         }
         scene.clips.push(clip);
+    }
+    // The rest pose plays the global-sequence tracks alone: the same channels built as for a
+    // sequence whose own keys are all missing.
+    let mut globals = Clip {
+        name: "global sequences".into(),
+        source: None,
+        start: 0.0,
+        end: 0.0,
+        rate: 1000.0,
+        channels: Vec::new(),
+        tracks: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let only_global = SequenceKeys { index: 0, missing: true };
+    bone_channels(model, only_global, &mut budget, scene.skeletons.first(), &mut globals);
+    if let Some(skin) = skin {
+        material_channels(model, skin, unit_materials, only_global, &mut globals);
+    }
+    let moves = |c: &Channel| !matches!(c, Channel::BoneTracks { joints, .. } if joints.is_empty());
+    if globals.channels.iter().any(moves) {
+        scene.global_channels = globals.channels;
     }
     for (i, seq) in model.sequences.iter().enumerate() {
         let exact = format!("id:{}.{}", seq.id, seq.variation);
@@ -487,6 +466,69 @@ fn build_clips(
         if !scene.clip_aliases.iter().any(|(a, _)| a == &format!("id:{}", seq.id)) {
             scene.clip_aliases.push((format!("id:{}", seq.id), i));
         }
+    }
+}
+
+/// The skeleton channel of one sequence (or of the global tracks alone) and its track reports.
+fn bone_channels(
+    model: &M2Model,
+    sequence: SequenceKeys,
+    budget: &mut u64,
+    skeleton: Option<&Skeleton>,
+    clip: &mut Clip,
+) {
+    let mut joints = Vec::new();
+    for (b, bone) in model.bones.iter().enumerate() {
+        let t = clip_keys(&bone.translation, sequence, axes::position);
+        let r = clip_keys(&bone.rotation, sequence, axes::rotation);
+        let sc = clip_keys(&bone.scale, sequence, axes::scale);
+        if t.is_none() && r.is_none() && sc.is_none() {
+            continue;
+        }
+        let key_total = [t.as_ref().map(|k| k.0.len()), r.as_ref().map(|k| k.0.len()), sc.as_ref().map(|k| k.0.len())]
+            .iter()
+            .flatten()
+            .sum::<usize>() as u64;
+        if key_total > *budget {
+            clip.warnings.push("too many keys for the size of the input; remaining bones hold still".into());
+            break;
+        }
+        *budget -= key_total;
+        let mut report = TrackReport {
+            index: b as u32,
+            target: b as u32,
+            target_name: skeleton.and_then(|sk| sk.joints.get(b)).map(|j| j.name.clone()),
+            channels: Vec::new(),
+            flags: bone.flags,
+            slots: Vec::new(),
+            key_counts: Vec::new(),
+            reasons: Vec::new(),
+            skipped: None,
+        };
+        let mut track = JointTracks { joint: b, ..Default::default() };
+        if let Some((keys, time)) = t {
+            report.channels.push("translation".into());
+            report.key_counts.push(("translation".into(), keys.len() as u32));
+            track.translation = keys;
+            track.timing[0] = time;
+        }
+        if let Some((keys, time)) = r {
+            report.channels.push("rotation".into());
+            report.key_counts.push(("rotation".into(), keys.len() as u32));
+            track.rotation = keys;
+            track.timing[1] = time;
+        }
+        if let Some((keys, time)) = sc {
+            report.channels.push("scale".into());
+            report.key_counts.push(("scale".into(), keys.len() as u32));
+            track.scale = keys;
+            track.timing[2] = time;
+        }
+        joints.push(track);
+        clip.tracks.push(report);
+    }
+    if !model.bones.is_empty() {
+        clip.channels.push(Channel::BoneTracks { skeleton: 0, joints });
     }
 }
 
@@ -678,4 +720,86 @@ fn model_details(model: &M2Model, skin: Option<&Skin>, options: &BuildOptions, s
         .collect();
     sections.push(DetailSection { title: "Attachments, events, lights, cameras, emitters".into(), rows });
     scene.details.extend(sections);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::m2::model::{Bone, Sequence};
+    use crate::scene::anim::Pose;
+
+    /// One bone whose translation is a two-key track on global sequence 0 (200 ms: x from 0 to
+    /// 20 WoW units), in a model with one 100 ms sequence.
+    fn model_with_a_global_track() -> M2Model {
+        let keys = vec![Key { time: 0.0, value: Vec3::ZERO }, Key { time: 200.0, value: Vec3::new(20.0, 0.0, 0.0) }];
+        let translation = Track {
+            interpolation: super::super::tracks::INTERP_LINEAR,
+            global_sequence: Some(0),
+            global_period: 200,
+            sequences: vec![Curve::linear(keys)],
+        };
+        M2Model {
+            version: 264,
+            global_periods: vec![200],
+            sequences: vec![Sequence {
+                id: 0,
+                variation: 0,
+                duration_ms: 100,
+                move_speed: 0.0,
+                flags: 0x20,
+                frequency: 0,
+                next_variation: -1,
+                alias_next: 0,
+            }],
+            anim_present: vec![None],
+            bones: vec![Bone {
+                key_bone_id: -1,
+                flags: 0,
+                parent: -1,
+                submesh: 0,
+                translation,
+                rotation: Track::default(),
+                scale: Track::default(),
+                pivot: Vec3::ZERO,
+            }],
+            ..M2Model::default()
+        }
+    }
+
+    /// Issue 12: a global-sequence track sampled across a clip loop. The 100 ms clip has looped
+    /// once at 150 ms after opening (clip time 50); the track reads 150 % 200 = 150: x = 15.
+    /// The rest pose plays it too.
+    #[test]
+    fn global_tracks_read_the_global_clock_in_clips_and_the_rest_pose() {
+        let scene = build(&model_with_a_global_track(), None, &BuildOptions::default(), 1 << 16);
+        let x_at = |clip: Option<usize>, clip_time: f32, global: f32| {
+            let mut pose = Pose::default();
+            pose.global_time = Some(global);
+            pose.evaluate(&scene, clip, clip_time);
+            pose.joints[0][0].w_axis.x
+        };
+        assert!((x_at(Some(0), 50.0, 150.0) - 15.0).abs() < 1e-4);
+        assert!((x_at(Some(0), 50.0, 250.0) - 5.0).abs() < 1e-4, "wrapped at the global period");
+        assert!((x_at(None, 0.0, 150.0) - 15.0).abs() < 1e-4, "the rest pose plays global tracks");
+    }
+
+    /// Issue 12: a track with keys in other sequences but none in the playing one contributes
+    /// nothing: no channel, so the component stays at rest.
+    #[test]
+    fn a_track_without_keys_in_the_sequence_makes_no_channel() {
+        let mut model = model_with_a_global_track();
+        model.sequences.push(model.sequences[0].clone());
+        model.anim_present.push(None);
+        let bone = &mut model.bones[0];
+        bone.translation.global_sequence = None;
+        // Keys in sequence 1 only.
+        bone.translation.sequences = vec![Curve::default(), bone.translation.sequences[0].clone()];
+        let scene = build(&model, None, &BuildOptions::default(), 1 << 16);
+        let joints = |clip: usize| match &scene.clips[clip].channels[0] {
+            Channel::BoneTracks { joints, .. } => joints.len(),
+            _ => panic!("bone tracks first"),
+        };
+        assert_eq!((joints(0), joints(1)), (0, 1));
+        assert!(scene.global_channels.is_empty());
+    }
 }

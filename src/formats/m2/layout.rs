@@ -95,6 +95,9 @@ pub const TEXANIM_ROTATION: u64 = 0x14;
 pub const TEXANIM_SCALE: u64 = 0x28;
 
 pub const TEXTURE_SIZE: u64 = 16;
+/// Texture flags: repeat along X (u) and along Y (v); an axis without its flag clamps.
+pub const TEXTURE_FLAG_WRAP_X: u32 = 0x1;
+pub const TEXTURE_FLAG_WRAP_Y: u32 = 0x2;
 pub const TEX_TYPE: u64 = 0x00;
 pub const TEX_FLAGS: u64 = 0x04;
 pub const TEX_NAME: u64 = 0x08;

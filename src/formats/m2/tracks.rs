@@ -374,7 +374,7 @@ mod tests {
         let keys = &keys.unwrap().keys;
         assert_eq!(keys.len(), 2);
         assert_eq!(time, TrackTime::Loop { period: 200.0 });
-        let at = |t: f32| sample_vec3(keys, time.apply(t)).unwrap();
+        let at = |t: f32| sample_vec3(keys, time.apply(t, t)).unwrap();
         assert!(at(50.0).abs_diff_eq(Vec3::new(5.0, 10.0, 15.0), 1e-5));
         assert!(at(250.0).abs_diff_eq(Vec3::new(5.0, 10.0, 15.0), 1e-5));
         assert!(at(150.0).abs_diff_eq(Vec3::new(10.0, 20.0, 30.0), 1e-5), "clamped after the last key");

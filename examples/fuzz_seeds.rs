@@ -1,0 +1,70 @@
+//! Writes the fuzz targets' seed corpora under `fuzz/corpus/<target>/` (git-ignored):
+//! the built-in demo, the fixture writers' files, and the real files of `../shared/corpus`
+//! when present, read in place and never copied into the repository.
+//! `cargo run --example fuzz_seeds`, then `cargo fuzz run <target>` in `fuzz/`.
+
+use std::path::{Path, PathBuf};
+
+fn main() -> std::io::Result<()> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = root.join("fuzz").join("corpus");
+    let mut seeds: Vec<(&str, String, Vec<u8>)> = Vec::new();
+    for (name, data) in mdview::demo::generate() {
+        let lower = name.to_lowercase();
+        if lower.ends_with(".md2") {
+            let target = if lower.contains('m') && lower.trim_end_matches(".md2").ends_with(char::is_numeric) {
+                "tpw_anim"
+            } else {
+                "tpw_mesh"
+            };
+            seeds.push((target, name, data));
+        }
+    }
+    seeds.push(("tpw_mesh", "anim_base".into(), mdview::fuzzing::anim_base_mesh()));
+    seeds.push(("mdr", "arm".into(), mdview::formats::mdr::writer::arm(false).to_bytes()));
+    seeds.push(("mdr", "arm_compressed".into(), mdview::formats::mdr::writer::arm(true).to_bytes()));
+
+    let corpus = root.join("../shared/corpus");
+    if corpus.is_dir() {
+        for path in walk(&corpus) {
+            let lower = path.to_string_lossy().to_lowercase();
+            let Ok(data) = std::fs::read(&path) else { continue };
+            let label = path.strip_prefix(&corpus).unwrap_or(&path).to_string_lossy().replace('/', "_");
+            if lower.ends_with(".md2") && data.starts_with(b"IDP2") {
+                seeds.push(("quake2", label, data));
+            } else if lower.ends_with(".pcx") {
+                seeds.push(("pcx", label, data));
+            } else if lower.ends_with(".blp") {
+                seeds.push(("blp", label, data));
+            } else if lower.ends_with(".m2") {
+                // The model with its first skin profile, joined as the m2_skin target splits them.
+                let stem = path.with_extension("");
+                let skin = std::fs::read(format!("{}00.skin", stem.display())).unwrap_or_default();
+                seeds.push(("m2_skin", label, mdview::fuzzing::join_m2_skin(&data, &skin)));
+            }
+        }
+    } else {
+        println!("note: ../shared/corpus not found; seeding from the demo and the writers only");
+    }
+    for (target, name, data) in &seeds {
+        let dir = out.join(target);
+        std::fs::create_dir_all(&dir)?;
+        std::fs::write(dir.join(name), data)?;
+    }
+    println!("wrote {} seeds under {}", seeds.len(), out.display());
+    Ok(())
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() { pending.push(path) } else { out.push(path) }
+        }
+    }
+    out.sort();
+    out
+}
