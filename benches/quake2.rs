@@ -1,15 +1,16 @@
-//! Quake II decode speed against assimp, measured in the same run: every corpus model decoded
-//! with all of its frames, and expanded into per-frame render-vertex buffers (what the GPU
-//! receives), next to the "import took" time `assimp info` prints for frame 0 only.
+//! Quake II decode speed, with criterion: every frame of a model decoded into the scene (its
+//! packed records kept as a view of the file's bytes), per corpus model and for the whole
+//! corpus, and for hunter the CPU path the viewer takes on top (every frame unpacked and
+//! expanded to render vertices). The comparison with assimp, like for like and in one run, is
+//! `python3 benches/peers/peers.py`; never compare these figures with `assimp info`'s cold
+//! "import took".
 //!
-//! Run: `cargo bench --bench quake2` (the assimp column needs `assimp-utils`).
+//! Run: `cargo bench --bench quake2 -- --warm-up-time 1 --measurement-time 3`
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Instant;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mdview::formats::quake2;
 use mdview::scene::{Channel, expand_positions};
 
@@ -27,8 +28,6 @@ fn corpus_models() -> Vec<PathBuf> {
     out
 }
 
-/// Every frame decoded into the scene: its 4-byte packed vertices (a GPU-ready vertex format,
-/// Uint8x4) with scale and translate mapped into scene axes.
 fn decode_only(bytes: &[u8]) -> usize {
     quake2::decode(bytes).map(|s| s.clips.len()).unwrap_or(0)
 }
@@ -52,59 +51,36 @@ fn decode_all_frames(bytes: &[u8]) -> usize {
     floats
 }
 
-/// assimp's own "import took approx. X seconds", in milliseconds.
-fn assimp_import_ms(path: &Path, raw: bool) -> Option<f64> {
-    let mut cmd = Command::new("assimp");
-    cmd.arg("info").arg(path);
-    if raw {
-        cmd.arg("-r");
-    }
-    let out = cmd.output().ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let line = text.lines().find(|l| l.contains("import took"))?;
-    let seconds: f64 = line.split_whitespace().find_map(|w| w.parse().ok())?;
-    Some(seconds * 1000.0)
+fn label(path: &Path) -> String {
+    format!(
+        "{}/{}",
+        path.parent().and_then(|p| p.file_name()).unwrap_or_default().to_string_lossy(),
+        path.file_name().unwrap_or_default().to_string_lossy()
+    )
 }
 
-fn quake2_vs_assimp(c: &mut Criterion) {
+fn quake2_decode(c: &mut Criterion) {
     let models = corpus_models();
     if models.is_empty() {
         eprintln!("SKIP: no Quake II corpus beside the project");
         return;
     }
-    println!(
-        "{:<28} {:>10} {:>12} {:>12} {:>12} {:>8}",
-        "file", "decode ms", "+expand ms", "assimp ms", "assimp -r ms", "ratio"
-    );
-    for path in &models {
-        let bytes = std::fs::read(path).expect("read corpus file");
-        // A quick in-run figure for the table; criterion below gives the careful one.
-        let runs = 200;
-        let time = |f: &dyn Fn(&[u8]) -> usize| {
-            let started = Instant::now();
-            for _ in 0..runs {
-                black_box(f(&bytes));
-            }
-            started.elapsed().as_secs_f64() * 1000.0 / f64::from(runs)
-        };
-        let ours = time(&decode_only);
-        let expanded = time(&decode_all_frames);
-        let theirs = assimp_import_ms(path, false);
-        let theirs_raw = assimp_import_ms(path, true);
-        let name = format!(
-            "{}/{}",
-            path.parent().and_then(|p| p.file_name()).unwrap_or_default().to_string_lossy(),
-            path.file_name().unwrap_or_default().to_string_lossy()
-        );
-        let show = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.3}"));
-        let ratio = theirs.map_or("n/a".to_string(), |t| format!("{:.0}x", t / ours));
-        println!("{name:<28} {ours:>10.4} {expanded:>12.4} {:>12} {:>12} {ratio:>8}", show(theirs), show(theirs_raw));
+    let all: Vec<(PathBuf, Vec<u8>)> = models.iter().map(|p| (p.clone(), std::fs::read(p).expect("read"))).collect();
+    let mut group = c.benchmark_group("quake2_decode");
+    for (path, bytes) in &all {
+        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        group.bench_function(label(path), |b| b.iter(|| decode_only(black_box(bytes))));
     }
-    let all: Vec<Vec<u8>> = models.iter().map(|p| std::fs::read(p).expect("read")).collect();
-    c.bench_function("quake2 decode all frames, all 13 corpus models", |b| {
-        b.iter(|| all.iter().map(|bytes| decode_only(bytes)).sum::<usize>())
+    group.finish();
+    if let Some((_, hunter)) = all.iter().find(|(p, _)| label(p) == "hunter/tris.md2") {
+        c.bench_function("quake2 hunter decode + every frame expanded", |b| {
+            b.iter(|| decode_all_frames(black_box(hunter)))
+        });
+    }
+    c.bench_function(&format!("quake2 decode all frames, all {} corpus models", all.len()), |b| {
+        b.iter(|| all.iter().map(|(_, bytes)| decode_only(bytes)).sum::<usize>())
     });
 }
 
-criterion_group!(benches, quake2_vs_assimp);
+criterion_group!(benches, quake2_decode);
 criterion_main!(benches);

@@ -1,8 +1,9 @@
 //! TPW performance targets, measured with criterion:
 //! - decode of a large synthetic model (30 meshes, 20,000 vertices, a 30-node tree):
 //!   under 2 ms and at least 200 MB/s;
-//! - evaluation of the heaviest animation shape in the game (29 nodes, a 3,561-channel morph):
-//!   under 50 µs per frame;
+//! - evaluation of the heaviest fixture clip, every channel kind at once (31 nodes, a
+//!   3,561-channel morph, eased rotation, scale, position, visibility, multi-key UV, raw frames,
+//!   path progress): under 50 µs per frame;
 //! - `scan` of 2,300 files of about 50 KB each: under 1 s warm.
 //!
 //! Run: `cargo bench --bench tpw`
@@ -74,12 +75,15 @@ fn large_model() -> MeshFile {
     }
 }
 
-/// 25 meshes + 4 dummies = 29 nodes; mesh 0 has 3,559 vertices so its morph has 3,561 channels.
+/// 25 meshes + 6 dummies = 31 nodes; mesh 0 has 3,559 vertices so its morph has 3,561 channels.
+/// Every channel kind plays at once: the morph (in its own box), eased rotation, scale, Bezier
+/// position and visibility on the 4 joints, five-key UVs on part 1 (47 slots), raw vertex frames
+/// on part 2, and path progress with facing on `rider` along the closed Bezier path of `rail`.
 fn heavy_animated() -> (MeshFile, AnimFile) {
     let mut meshes = vec![grid_mesh("body", None, IDENTITY, 3559)];
     meshes
         .extend((1..25).map(|i| grid_mesh(&format!("part{i}"), Some(25 + i % 4), translation(0.0, i as f32, 0.0), 40)));
-    let dummies = (0..4)
+    let mut dummies: Vec<DummySpec> = (0..4)
         .map(|i| DummySpec {
             name: format!("joint{i}"),
             parent: Some(0),
@@ -87,13 +91,22 @@ fn heavy_animated() -> (MeshFile, AnimFile) {
             ..Default::default()
         })
         .collect();
+    dummies.push(DummySpec { name: "rail".into(), parent: Some(0), path: Some(0), ..Default::default() });
+    dummies.push(DummySpec { name: "rider".into(), parent: Some(29), ..Default::default() });
+    let ring: Vec<[f32; 3]> = (0..12)
+        .map(|k| {
+            let a = k as f32 * std::f32::consts::TAU / 12.0;
+            [10.0 * a.cos(), 0.0, 10.0 * a.sin()]
+        })
+        .collect();
     let model = MeshFile {
         textures: vec![TextureSpec::opaque("a.wct"), TextureSpec::opaque("b.wct")],
         meshes,
         dummies,
+        paths: vec![PathSpec { kind: 0x3, points: ring }],
         ..Default::default()
     };
-    let (min, max) = ([-1.0, -2.0, -1.0], [60.0, 3.0, 60.0]);
+    let (centre, step) = morph_box([-1.0, -2.0, -1.0], [60.0, 3.0, 60.0]);
     // 3,561 channels in 12 records of 5 keyframes each.
     let channels: Vec<u16> = (0..3561).collect();
     let records = channels
@@ -104,32 +117,68 @@ fn heavy_animated() -> (MeshFile, AnimFile) {
             values: (0..5)
                 .flat_map(|e| {
                     ids.iter()
-                        .map(move |&k| pack_morph([f32::from(k % 60), e as f32 * 0.5, f32::from(k / 60)], min, max))
+                        .map(move |&k| pack_morph([f32::from(k % 60), e as f32 * 0.5, f32::from(k / 60)], centre, step))
                 })
                 .collect(),
         })
         .collect();
-    let mut tracks = vec![TrackSpec { target: 0, morph: Some(records), ..Default::default() }];
-    tracks.extend((25..29).map(|target| TrackSpec {
-        target,
-        rotation:
-            (0..11).map(|k| RotationKeySpec { frame: k * 10, flags: 0, quat: quat_y(f32::from(k) * 0.3) }).collect(),
-        ..Default::default()
+    let morph = MorphSpec { flags: 1, centre, step, records };
+    let mut tracks = vec![TrackSpec { target: 0, morph: Some(morph), ..Default::default() }];
+    tracks.extend((25..29).map(|target| {
+        TrackSpec {
+            target,
+            rotation: (0..11)
+                .map(|k| RotationKeySpec {
+                    frame: k * 10,
+                    curve: if k < 10 { k % 3 } else { 0xFFFF },
+                    quat: quat_y(f32::from(k) * 0.3),
+                })
+                .collect(),
+            easing: vec![
+                [32, 66, 105, 141, 176, 208, 233, 249],
+                [0, 0, 40, 90, 160, 220, 250, 255],
+                [200, 120, 60, 20, 40, 90, 180, 240],
+            ],
+            scale: Some((0..=4).map(|k| (k * 25, [1.0 + f32::from(k) * 0.1, 1.0, 1.0])).collect()),
+            position: Some(PositionSpec {
+                kind: 0x12,
+                points: (0..=12).map(|p| [p as f32, (p as f32 * 0.5).sin(), 0.0]).collect(),
+                frames: vec![0, 25, 50, 75, 100],
+            }),
+            visibility: Some(vec![0, 10, -40, 60, -80, 90]),
+            ..Default::default()
+        }
     }));
     tracks.push(TrackSpec {
         target: 1,
-        uv: Some(vec![UvEntrySpec {
-            first: 0,
-            start: vec![0.0; 40],
-            end: vec![-1.0; 40],
-            end_frame: 100,
-            duration_low: 0,
-        }]),
+        uv: Some(
+            (0..46)
+                .map(|slot| UvEntrySpec {
+                    keys: (0..5u16)
+                        .map(|k| (k * 25, [slot as f32 * 0.01 + f32::from(k), f32::from(k) * 0.3]))
+                        .collect(),
+                })
+                .collect(),
+        ),
         ..Default::default()
     });
-    let mut with_bbox = model;
-    with_bbox.meshes[0].bbox = Some((min, max));
-    (with_bbox, AnimFile { last_frame: 100, tracks, ..Default::default() })
+    tracks.push(TrackSpec {
+        target: 30,
+        extra_flags: 0x400,
+        path_progress: Some(PathProgressSpec { start: 0, values: (0..=100).map(|f| f as f32 * 1.7).collect() }),
+        ..Default::default()
+    });
+    // Last, so that its 101 frames end the file (the file states no frame count).
+    tracks.push(TrackSpec {
+        target: 2,
+        raw_frames: Some(RawFramesSpec {
+            index: (0..40).rev().collect(),
+            per_frame: 40,
+            positions: (0..101).flat_map(|f| (0..40).map(move |k| [k as f32, f as f32 * 0.01, 0.0])).collect(),
+        }),
+        ..Default::default()
+    });
+    (model, AnimFile { last_frame: 100, hide_list: vec![3, 4], tracks, ..Default::default() })
 }
 
 fn decode(c: &mut Criterion) {
@@ -152,7 +201,9 @@ fn evaluate(c: &mut Criterion) {
     assert!(scene.clips[0].tracks.iter().all(|t| t.skipped.is_none()), "{:?}", scene.clips[0].tracks);
     let mut pose = Pose::default();
     let mut frame = 0.0f32;
-    c.bench_function("tpw_evaluate 29 nodes + 3561-channel morph + uv", |b| {
+    let kinds: std::collections::BTreeSet<&str> = scene.clips[0].channels.iter().map(|c| c.kind_name()).collect();
+    assert_eq!(kinds.len(), 8, "every TPW channel kind plays: {kinds:?}");
+    c.bench_function("tpw_evaluate 31 nodes, every channel (3561-channel morph)", |b| {
         b.iter(|| {
             frame = (frame + 0.37) % 100.0;
             pose.evaluate(black_box(&scene), Some(0), frame);
@@ -164,7 +215,7 @@ fn evaluate(c: &mut Criterion) {
 
 /// 2,300 files of about 50 KB: 1,150 models and an animation for each.
 fn scan_folder() -> PathBuf {
-    let dir = std::env::temp_dir().join("mdview-bench-scan-2300");
+    let dir = std::env::temp_dir().join("mdview-bench-scan-2300-v2");
     if dir.join("done").exists() {
         return dir;
     }
@@ -178,11 +229,16 @@ fn scan_folder() -> PathBuf {
         ..Default::default()
     }
     .to_bytes();
-    let records = vec![MorphRecordSpec {
-        channels: (0..202).collect(),
-        frames: (0..40).map(|f| f * 5).collect(),
-        values: (0..40 * 202).map(|i| i as u32 * 7919).collect(),
-    }];
+    let records = MorphSpec {
+        flags: 1,
+        centre: [0.0; 3],
+        step: [0.01; 3],
+        records: vec![MorphRecordSpec {
+            channels: (0..202).collect(),
+            frames: (0..40).map(|f| f * 5).collect(),
+            values: (0..40 * 202).map(|i| i as u32 * 7919).collect(),
+        }],
+    };
     let anim = AnimFile {
         last_frame: 200,
         tracks: vec![
@@ -190,7 +246,7 @@ fn scan_folder() -> PathBuf {
             TrackSpec {
                 target: 1,
                 rotation: (0..20)
-                    .map(|k| RotationKeySpec { frame: k * 10, flags: 0, quat: quat_y(f32::from(k)) })
+                    .map(|k| RotationKeySpec { frame: k * 10, curve: 0xFFFF, quat: quat_y(f32::from(k)) })
                     .collect(),
                 ..Default::default()
             },

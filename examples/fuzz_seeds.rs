@@ -21,6 +21,27 @@ fn main() -> std::io::Result<()> {
         }
     }
     seeds.push(("tpw_mesh", "anim_base".into(), mdview::fuzzing::anim_base_mesh()));
+    // The demo park's archive, and each texture inside it; small WCT files in both codings.
+    let park = root.join("assets/demo/park.wad");
+    if let Ok(data) = std::fs::read(&park) {
+        if let Ok(index) = mdview::formats::wad::read_index(&data) {
+            for entry in &index.entries {
+                let Ok(bytes) = mdview::formats::wad::read_entry(&data, entry) else { continue };
+                if mdview::formats::wct::looks_like_wct(&bytes) {
+                    seeds.push(("wct", entry.path.replace(['/', '\\'], "_"), bytes));
+                }
+            }
+        }
+        seeds.push(("wad", "park.wad".into(), data));
+    }
+    {
+        use mdview::formats::wct::{chunk::ChunkCoding, encoder};
+        let rgba: Vec<u8> = (0..16 * 8 * 4).map(|i| (i * 37 % 251) as u8).collect();
+        for (name, coding, alpha) in [("lzss_alpha", ChunkCoding::Lzss, true), ("bilz", ChunkCoding::Bilz, false)] {
+            let options = encoder::WctOptions { coding, alpha, ..Default::default() };
+            seeds.push(("wct", name.into(), encoder::encode(&rgba, 16, 8, options)));
+        }
+    }
     seeds.push(("mdr", "arm".into(), mdview::formats::mdr::writer::arm(false).to_bytes()));
     seeds.push(("mdr", "arm_compressed".into(), mdview::formats::mdr::writer::arm(true).to_bytes()));
 

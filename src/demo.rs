@@ -5,13 +5,19 @@
 //!   two transform-only nodes `l_tree1` (sheared) and `l_tree2`, each holding a palm trunk at
 //!   (0, 0, 0) and its leaves at (0, 3.66, 0) like Jun_isle; the leaves are cut-out see-through.
 //!   A ripple ring and the sea are blended see-through. `islandM1.MD2` scrolls both (UV only,
-//!   end frame 100; its block's last frame is 0, so only the duration table says how long it is).
-//! - `gate.MD2`: two doors (nodes 0 and 1) and the stone frame. `gateM1.MD2` turns the doors from
-//!   identity to a quarter turn about Y (+90 and -90 degrees) over frames 0..30; `gateM2.MD2` is
-//!   the exact inverse.
+//!   two keys per slot over the declared 100 frames).
+//! - `gate.MD2`: two doors (nodes 0 and 1), the stone frame (2) and a sign hanging from it (3).
+//!   `gateC.MD2` builds it (role C: the frame rises on a Bezier position curve, the doors appear
+//!   and scale up, the sign is hidden by the hide list and appears on the last frame, which is
+//!   the finished gate). `gateM1.MD2` swings the doors a quarter turn about Y (+90 and -90
+//!   degrees) over frames 0..30 with one eased segment (Advisorm1's curve 0) while the sign
+//!   blinks (visibility); `gateM2.MD2` is the exact inverse.
 //! - `fountain.MD2`: a basin and a water mesh. `fountainM1.MD2` has one track on the water with a
-//!   vertex morph (an outward ripple, channel count = vertex count + 2), a UV scroll and one
-//!   undecoded 0x20000 channel.
+//!   vertex morph (an outward ripple quantised in the track's own box, which is not the mesh
+//!   box; channel count = vertex count + 2 box corners) and a five-key UV flow.
+//!
+//! The same models and textures also ship as `park.wad` (models RefPack-compressed, textures as
+//! `.wct`), which the viewer opens by default, as a real install would be browsed.
 //!
 //! [`generate`] builds every file deterministically (`cargo run --example make_demo` writes them
 //! to `assets/demo/`); [`files`] is the committed copy embedded in the binary, and [`extract`]
@@ -23,13 +29,18 @@ use std::path::PathBuf;
 use glam::{Vec2, Vec3};
 use image::{ExtendedColorType, ImageEncoder, codecs::png::PngEncoder};
 
+use crate::formats::tpw::layout::NO_EASING;
 use crate::formats::tpw::writer::{
-    AnimFile, DummySpec, MaterialSpec, MeshFile, MeshSpec, MorphRecordSpec, RotationKeySpec, TextureSpec, TrackSpec,
-    UndecodedSpec, UvEntrySpec, pack_morph, quat_y, rotation_y, scale, shear_y, then, translation,
+    AnimFile, DummySpec, MaterialSpec, MeshFile, MeshSpec, MorphRecordSpec, MorphSpec, PositionSpec, RotationKeySpec,
+    TextureSpec, TrackSpec, UvEntrySpec, morph_box, pack_morph, quat_y, rotation_y, scale, shear_y, then, translation,
 };
 
-/// The model to open first.
-pub const MAIN_MODEL: &str = "island.MD2";
+/// The model to open first: inside the demo archive, as a real install keeps its models.
+pub const MAIN_MODEL: &str = "park.wad/models/island.MD2";
+
+/// The demo park as a TPW archive: the models (RefPack) under `models\`, the textures as
+/// `.wct` (stored) under `textures\`.
+pub const ARCHIVE: &str = "park.wad";
 
 macro_rules! embed {
     ($($name:literal),* $(,)?) => {
@@ -41,6 +52,7 @@ static FILES: &[(&str, &[u8])] = embed!(
     "island.MD2",
     "islandM1.MD2",
     "gate.MD2",
+    "gateC.MD2",
     "gateM1.MD2",
     "gateM2.MD2",
     "fountain.MD2",
@@ -54,6 +66,7 @@ static FILES: &[(&str, &[u8])] = embed!(
     "gate_wood.png",
     "stone_blocks.png",
     "ftn_water.png",
+    "park.wad",
 );
 
 /// Every demo file as committed under `assets/demo/`, by file name.
@@ -102,6 +115,7 @@ pub fn generate() -> Vec<(String, Vec<u8>)> {
         ("island.MD2".to_string(), island().to_bytes()),
         ("islandM1.MD2".to_string(), island_m1().to_bytes()),
         ("gate.MD2".to_string(), gate().to_bytes()),
+        ("gateC.MD2".to_string(), gate_construction().to_bytes()),
         ("gateM1.MD2".to_string(), gate_swing(false).to_bytes()),
         ("gateM2.MD2".to_string(), gate_swing(true).to_bytes()),
         ("fountain.MD2".to_string(), fountain().to_bytes()),
@@ -110,7 +124,30 @@ pub fn generate() -> Vec<(String, Vec<u8>)> {
     for texture in TEXTURES {
         out.push((format!("{}.png", texture.name), (texture.paint)()));
     }
+    let archive = park_wad(&out);
+    out.push((ARCHIVE.to_string(), archive));
     out
+}
+
+/// The archive of the demo: each model RefPack-compressed under `models/`, each PNG texture
+/// encoded as `.wct` (BILZ chunks, alpha where the PNG has it) under `textures/`.
+fn park_wad(loose: &[(String, Vec<u8>)]) -> Vec<u8> {
+    use crate::formats::wad::writer::{WadMember, write_wad};
+    use crate::formats::wct::encoder::{WctOptions, encode};
+    let mut members = Vec::new();
+    for (name, data) in loose {
+        if name.ends_with(".MD2") {
+            members.push(WadMember::compressed(format!("models/{name}"), data));
+        } else if let Some(stem) = name.strip_suffix(".png") {
+            let Ok(image) = image::load_from_memory_with_format(data, image::ImageFormat::Png) else { continue };
+            let alpha = image.color().has_alpha();
+            let rgba = image.to_rgba8();
+            let options = WctOptions { alpha, ..WctOptions::default() };
+            let wct = encode(rgba.as_raw(), rgba.width(), rgba.height(), options);
+            members.push(WadMember::stored(format!("textures/{stem}.wct"), &wct));
+        }
+    }
+    write_wad(&members)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -490,17 +527,12 @@ fn island() -> MeshFile {
     }
 }
 
-/// Every UV of `mesh` ramping by `delta` to `end_frame`: the identity index table (2i, 2).
+/// Every UV slot of `mesh` keyed at frame 0 (its own UV) and at `end_frame` (moved by `delta`):
+/// two keys per entry, like most game UV tracks.
 fn uv_scroll(mesh: &MeshSpec, delta: [f32; 2], end_frame: u16) -> Vec<UvEntrySpec> {
-    (0u16..)
-        .zip(&mesh.uvs)
-        .map(|(i, uv)| UvEntrySpec {
-            first: 2 * i,
-            start: uv.to_vec(),
-            end: vec![snap(uv[0] + delta[0]), snap(uv[1] + delta[1])],
-            end_frame,
-            duration_low: 0,
-        })
+    mesh.uvs
+        .iter()
+        .map(|uv| UvEntrySpec { keys: vec![(0, *uv), (end_frame, [snap(uv[0] + delta[0]), snap(uv[1] + delta[1])])] })
         .collect()
 }
 
@@ -513,8 +545,7 @@ fn island_m1() -> AnimFile {
         ..TrackSpec::default()
     };
     AnimFile {
-        // Like Fan_isleM1: a UV-only animation whose length only the duration table states.
-        last_frame: 0,
+        last_frame: 100,
         tracks: vec![track(ISLAND_RIPPLES, [-1.0, 0.0]), track(ISLAND_SEA, [-1.0, -1.0])],
         ..AnimFile::default()
     }
@@ -552,35 +583,90 @@ fn gate_frame_mesh() -> MeshSpec {
     b.finish("gate_frame", None, crate::formats::tpw::writer::IDENTITY)
 }
 
+/// The sign hanging under the lintel, a child of the frame.
+fn gate_sign_mesh() -> MeshSpec {
+    let mut b = Builder::default();
+    b.material(WOOD);
+    cuboid(&mut b, Vec3::new(-0.9, -0.55, -0.05), Vec3::new(0.9, 0.0, 0.05), 0.9);
+    b.finish("gate_sign", Some(GATE_FRAME), translation(0.0, 3.6, 0.4))
+}
+
+const GATE_FRAME: usize = 2;
+const GATE_SIGN: usize = 3;
+
 fn gate() -> MeshFile {
     MeshFile {
         textures: vec![TextureSpec::opaque("gate_wood"), TextureSpec::opaque("stone_blocks")],
-        meshes: vec![door_mesh("door_left", false, -1.95), door_mesh("door_right", true, 1.95), gate_frame_mesh()],
+        meshes: vec![
+            door_mesh("door_left", false, -1.95),
+            door_mesh("door_right", true, 1.95),
+            gate_frame_mesh(),
+            gate_sign_mesh(),
+        ],
         ..MeshFile::default()
     }
 }
 
-/// The doors' swing: eased keys from shut to a quarter turn over frames 0..30 (`reverse`: the
-/// exact inverse, open to shut). Door 0 turns +90 degrees, door 1 -90; both open towards -Z.
-fn gate_swing(reverse: bool) -> AnimFile {
-    let frames = [0u16, 10, 20, 30];
-    let open = |frame: u16| {
-        let t = f32::from(frame) / 30.0;
-        let eased = t * t * (3.0 - 2.0 * t);
-        if reverse { 1.0 - eased } else { eased }
+/// Advisorm1's easing curve 0 (notes §10): a slow start and a soft landing.
+const DOOR_EASING: [u8; 8] = [32, 66, 105, 141, 176, 208, 233, 249];
+
+/// The sign blinks: hidden from 0, shown 4, hidden 10, shown 16, hidden 22, shown 28 (frames).
+const SIGN_BLINK: [i16; 6] = [0, 4, -10, 16, -22, 28];
+
+/// How the gate is built (role C; its last frame is the finished gate): the frame rises out of
+/// the ground along a Bezier over frames 0..40, the doors appear at 40 and grow to full size by
+/// 60, and the sign (hidden at clip start by the hide list) appears at 60.
+fn gate_construction() -> AnimFile {
+    let door = |target: u16| TrackSpec {
+        target,
+        frame_value: 60,
+        scale: Some(vec![(40, [0.05, 0.05, 0.05]), (60, [1.0, 1.0, 1.0])]),
+        visibility: Some(vec![0, 40]),
+        ..TrackSpec::default()
     };
+    let frame = TrackSpec {
+        target: GATE_FRAME as u16,
+        frame_value: 60,
+        // Bezier, 2 keys: 3 * (2 - 1) + 1 = 4 points; the inner two overshoot a little.
+        position: Some(PositionSpec {
+            kind: 0x12,
+            points: vec![[0.0, -4.2, 0.0], [0.0, -1.5, 0.0], [0.0, 0.4, 0.0], [0.0, 0.0, 0.0]],
+            frames: vec![0, 40],
+        }),
+        ..TrackSpec::default()
+    };
+    let sign =
+        TrackSpec { target: GATE_SIGN as u16, frame_value: 60, visibility: Some(vec![60]), ..TrackSpec::default() };
+    AnimFile {
+        last_frame: 60,
+        hide_list: vec![GATE_SIGN as u16],
+        tracks: vec![door(0), door(1), frame, sign],
+        ..AnimFile::default()
+    }
+}
+
+/// The doors' swing: two keys, shut at 0 and a quarter turn open at 30, the first carrying
+/// easing curve 0 ([`DOOR_EASING`]) so the doors start slowly and land softly (`reverse`: open
+/// to shut). Door 0 turns +90 degrees, door 1 -90; both open towards -Z. The sign blinks.
+fn gate_swing(reverse: bool) -> AnimFile {
+    let (from, to) = if reverse { (1.0, 0.0) } else { (0.0, 1.0) };
     let track = |target: u16, sign: f32| TrackSpec {
         target,
         frame_value: 30,
-        rotation: frames
-            .iter()
-            .map(|&frame| RotationKeySpec { frame, flags: 0, quat: snap_all(quat_y(sign * open(frame) * PI / 2.0)) })
-            .collect(),
-        // An easing byte ramp like Advisorm1's; the +0x34 pointer is undecoded.
-        slot_34: Some(vec![32, 66, 105, 141, 176, 208, 233, 249]),
+        rotation: vec![
+            RotationKeySpec { frame: 0, curve: 0, quat: snap_all(quat_y(sign * from * PI / 2.0)) },
+            RotationKeySpec { frame: 30, curve: NO_EASING, quat: snap_all(quat_y(sign * to * PI / 2.0)) },
+        ],
+        easing: vec![DOOR_EASING],
         ..TrackSpec::default()
     };
-    AnimFile { last_frame: 30, tracks: vec![track(0, 1.0), track(1, -1.0)], ..AnimFile::default() }
+    let blink = TrackSpec {
+        target: GATE_SIGN as u16,
+        frame_value: 30,
+        visibility: Some(SIGN_BLINK.to_vec()),
+        ..TrackSpec::default()
+    };
+    AnimFile { last_frame: 30, tracks: vec![track(0, 1.0), track(1, -1.0), blink], ..AnimFile::default() }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -650,7 +736,7 @@ fn water_positions(frame: f32) -> Vec<Vec3> {
 }
 
 fn water_bbox() -> ([f32; 3], [f32; 3]) {
-    // Covers the whole wave, not just the rest pose: morph values quantise into this box.
+    // Covers the whole wave, not just the rest pose: the morph track's box.
     ([-WATER_RADIUS, WATER_Y - WAVE_HEIGHT, -WATER_RADIUS], [WATER_RADIUS, WATER_Y + WAVE_HEIGHT, WATER_RADIUS])
 }
 
@@ -666,9 +752,8 @@ fn fountain_water() -> MeshSpec {
         .collect();
     b.material(FTN_WATER);
     lathe(&mut b, &rings, false, &|_, _, p| Vec2::new(p.x, p.z) / WATER_RADIUS);
-    let mut mesh = b.finish("water", None, crate::formats::tpw::writer::IDENTITY);
-    mesh.bbox = Some(water_bbox());
-    mesh
+    // The mesh box is the rest pose's own (the writer's default); the morph has its own box.
+    b.finish("water", None, crate::formats::tpw::writer::IDENTITY)
 }
 
 fn fountain() -> MeshFile {
@@ -680,42 +765,50 @@ fn fountain() -> MeshFile {
 }
 
 /// The water's ripple as vertex morph: every moving vertex keyed every 4 frames in one record;
-/// the still rim and the two trailing non-vertex channels in a second record holding a single
-/// rest keyframe, as the game stores channels that do not move.
-fn water_morph() -> Vec<MorphRecordSpec> {
+/// the still rim and the two trailing box-corner channels in a second record holding a single
+/// rest keyframe, as the game stores channels that do not move. Values quantise into the
+/// track's own box (the wave's extent), not the mesh box.
+fn water_morph() -> MorphSpec {
     let (min, max) = water_bbox();
+    let (centre, step) = morph_box(min, max);
     let vertex_count = water_positions(0.0).len();
     let moving = vertex_count - WATER_SEGMENTS;
     let frames: Vec<u16> = (0..=FOUNTAIN_FRAMES).step_by(4).collect();
     let mut values = Vec::new();
     for &frame in &frames {
         let pose = water_positions(f32::from(frame));
-        values.extend(pose.iter().take(moving).map(|p| pack_morph(p.to_array(), min, max)));
+        values.extend(pose.iter().take(moving).map(|p| pack_morph(p.to_array(), centre, step)));
     }
     let moving_record = MorphRecordSpec { channels: (0..moving as u16).collect(), frames, values };
     let rest = water_positions(0.0);
+    let corners = [pack_morph(min, centre, step), pack_morph(max, centre, step)];
     let still_record = MorphRecordSpec {
         channels: (moving as u16..vertex_count as u16 + 2).collect(),
         frames: vec![0],
-        values: rest.iter().skip(moving).map(|p| pack_morph(p.to_array(), min, max)).chain([0, 0]).collect(),
+        values: rest.iter().skip(moving).map(|p| pack_morph(p.to_array(), centre, step)).chain(corners).collect(),
     };
-    vec![moving_record, still_record]
+    MorphSpec { flags: 0x01, centre, step, records: vec![moving_record, still_record] }
+}
+
+/// The water's UVs flow inwards unevenly: five keys per slot like `fountainm.md2`, v moving
+/// by 0.5, 0.6, 0.65, 0.25 of a repeat over frames 0, 16, 32, 48, 64.
+fn water_uv(mesh: &MeshSpec) -> Vec<UvEntrySpec> {
+    let steps = [(0u16, 0.0f32), (16, 0.5), (32, 1.1), (48, 1.75), (FOUNTAIN_FRAMES, 2.0)];
+    mesh.uvs
+        .iter()
+        .map(|uv| UvEntrySpec { keys: steps.iter().map(|&(frame, dv)| (frame, [uv[0], snap(uv[1] - dv)])).collect() })
+        .collect()
 }
 
 fn fountain_m1() -> AnimFile {
     let water = fountain_water();
-    let mut timing = Vec::new();
-    timing.extend_from_slice(&0u16.to_le_bytes());
-    timing.extend_from_slice(&FOUNTAIN_FRAMES.to_le_bytes());
-    timing.extend_from_slice(&1.0f32.to_le_bytes());
     AnimFile {
         last_frame: u32::from(FOUNTAIN_FRAMES),
         tracks: vec![TrackSpec {
             target: 1,
             frame_value: u32::from(FOUNTAIN_FRAMES),
             morph: Some(water_morph()),
-            uv: Some(uv_scroll(&water, [0.0, -1.0], FOUNTAIN_FRAMES)),
-            undecoded: vec![UndecodedSpec { flag: 0x20000, data: timing }],
+            uv: Some(water_uv(&water)),
             ..TrackSpec::default()
         }],
         ..AnimFile::default()
@@ -907,4 +1000,45 @@ fn fountain_water_png() -> Vec<u8> {
         let colour = mix([92.0, 168.0, 204.0], [214.0, 240.0, 250.0], lines * 0.8);
         [colour[0], colour[1], colour[2], 120.0 + 80.0 * caustic + 40.0 * lines]
     })
+}
+
+// ---------------------------------------------------------------------------------------------
+// A synthetic park: many small models for contact sheets and their benchmarks
+
+/// `count` small TPW models named `synth_0000.MD2`, … : each a stack of one to four boxes
+/// whose sizes, offsets and turn follow from its index (a fixed hash, so the set is the same
+/// on every run), textured with the demo's `stone_blocks` and `gate_wood` (write
+/// [`files`] beside them for the textures to resolve). A TPW install holds about 2,300 models.
+pub fn synthetic_park(count: usize) -> Vec<(String, Vec<u8>)> {
+    (0..count).map(|i| (format!("synth_{i:04}.MD2"), synthetic_model(i).to_bytes())).collect()
+}
+
+fn synthetic_model(index: usize) -> MeshFile {
+    // SplitMix64 steps: well-spread values from consecutive indices.
+    let mut state = (index as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut next = move || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32
+    };
+    let mut b = Builder::default();
+    let boxes = 1 + (next() * 4.0) as usize;
+    let mut floor = 0.0;
+    for level in 0..boxes {
+        b.material(level % 2);
+        let half = Vec3::new(0.3 + next() * 1.2, 0.0, 0.3 + next() * 1.2);
+        let height = 0.2 + next() * 1.5;
+        let shift = Vec3::new(next() - 0.5, 0.0, next() - 0.5) * 0.6;
+        let min = Vec3::new(-half.x, floor, -half.z) + shift;
+        let max = Vec3::new(half.x, floor + height, half.z) + shift;
+        cuboid(&mut b, min, max, 0.5);
+        floor += height;
+    }
+    MeshFile {
+        textures: vec![TextureSpec::opaque("stone_blocks"), TextureSpec::opaque("gate_wood")],
+        meshes: vec![b.finish("stack", None, turn_y(next() * PI))],
+        ..MeshFile::default()
+    }
 }

@@ -8,7 +8,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::export::obj;
-use crate::formats::{self, m2, mdr, quake2, tpw};
+use crate::formats::{self, m2, mdr, quake2, tpw, wad, wct};
 use crate::scene::Scene;
 use crate::scene::anim::Pose;
 
@@ -97,12 +97,14 @@ pub const TARGETS: &[Target] = &[
     Target { name: "m2_skin", run: m2_with_skin },
     Target { name: "blp", run: blp },
     Target { name: "pcx", run: pcx },
+    Target { name: "wad", run: wad_archive },
+    Target { name: "wct", run: wct_texture },
 ];
 
 /// A TPW mesh file (or an animation file on its own).
 pub fn tpw_mesh(data: &[u8]) {
     if let Ok(scene) = tpw::decode(data) {
-        exercise(&scene);
+        exercise(scene);
     }
 }
 
@@ -113,14 +115,14 @@ pub fn tpw_anim(data: &[u8]) {
     if let Ok(tpw::TpwFile::Anim { anim, .. }) = tpw::decode_file(data) {
         let clip = tpw::anim::bind(&anim, Some(&model), "fuzz", None);
         model.scene.clips.push(clip);
-        exercise(&model.scene);
+        exercise(model.scene);
     }
 }
 
-/// The mesh every fuzzed animation binds to: four nodes in a chain (three meshes of eight
-/// vertices each and a transform-only node), enough for rotation, morph and UV targets.
+/// The mesh every fuzzed animation binds to: three meshes of eight vertices each in a chain, a
+/// transform-only path node under them and its follower: targets for every channel kind.
 pub fn anim_base_mesh() -> Vec<u8> {
-    use crate::formats::tpw::writer::{DummySpec, MaterialSpec, MeshFile, MeshSpec};
+    use crate::formats::tpw::writer::{DummySpec, MaterialSpec, MeshFile, MeshSpec, PathSpec};
     const IDENTITY: [f32; 16] = [1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1.];
     let mesh = |index: usize| {
         let vertices: Vec<[f32; 3]> =
@@ -137,19 +139,28 @@ pub fn anim_base_mesh() -> Vec<u8> {
             ..Default::default()
         }
     };
-    let pivot = DummySpec { name: "pivot".into(), parent: Some(2), matrix: IDENTITY, flags: 0 };
-    MeshFile { meshes: (0..3).map(mesh).collect(), dummies: vec![pivot], ..Default::default() }.to_bytes()
+    // The pivot is a path node (path 0) and the rider follows it, so path progress binds too.
+    let pivot = DummySpec { name: "pivot".into(), parent: Some(2), matrix: IDENTITY, flags: 0, path: Some(0) };
+    let rider = DummySpec { name: "rider".into(), parent: Some(3), matrix: IDENTITY, flags: 0, path: None };
+    let path = PathSpec { kind: 0x3, points: (0..6u8).map(|i| [f32::from(i), 0.0, f32::from(i % 2)]).collect() };
+    MeshFile {
+        meshes: (0..3).map(mesh).collect(),
+        dummies: vec![pivot, rider],
+        paths: vec![path],
+        ..Default::default()
+    }
+    .to_bytes()
 }
 
 pub fn quake2_md2(data: &[u8]) {
     if let Ok(scene) = quake2::decode(data) {
-        exercise(&scene);
+        exercise(scene);
     }
 }
 
 pub fn quake3_mdr(data: &[u8]) {
     if let Ok(scene) = mdr::decode(data) {
-        exercise(&scene);
+        exercise(scene);
     }
 }
 
@@ -162,7 +173,7 @@ pub fn m2_with_skin(data: &[u8]) {
         None => m2::decode(model),
     };
     if let Ok(scene) = scene {
-        exercise(&scene);
+        exercise(scene);
     }
 }
 
@@ -192,9 +203,31 @@ pub fn pcx(data: &[u8]) {
     let _ = quake2::pcx::decode(data);
 }
 
-/// What a user does with a decoded file: pose every clip at three times and export it.
-fn exercise(scene: &Scene) {
-    let _ = formats::detect(b"");
+/// A `.wad` archive: its index, then every member as extraction reads it; members that decode
+/// as textures or models go on through their decoders as an open from the archive would.
+pub fn wad_archive(data: &[u8]) {
+    let Ok(index) = wad::read_index(data) else { return };
+    for entry in &index.entries {
+        let Ok(bytes) = wad::read_entry(data, entry) else { continue };
+        if wct::looks_like_wct(&bytes) {
+            let _ = wct::decode(&bytes);
+        } else if let Ok(scene) = formats::decode_bytes(&bytes) {
+            exercise(scene);
+        }
+    }
+}
+
+pub fn wct_texture(data: &[u8]) {
+    let _ = wct::decode(data);
+}
+
+/// What a user's open does with a decoded file: validate the scene (as `formats::open_with`
+/// does), then pose every clip at three times and export it.
+fn exercise(mut scene: Scene) {
+    if scene.validate().is_err() {
+        return;
+    }
+    let scene = &scene;
     let mut pose = Pose::default();
     for (index, clip) in scene.clips.iter().enumerate() {
         for time in [clip.start, (clip.start + clip.end) * 0.5, clip.end] {

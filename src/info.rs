@@ -46,6 +46,31 @@ pub struct Summary {
     /// Decode time measured inside the process, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decode_ms: Option<f64>,
+    /// Where opening spends its time, when asked for (`info --timing`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_timing: Option<OpenTiming>,
+}
+
+/// Opening a file against decoding its bytes alone, both inside the process. The first open
+/// pays the process's cold start (page faults, first allocations); the warm figures repeat
+/// open and decode once it is warm, so that their difference is what opening adds to
+/// decoding: reading the file, skin and companion search, folder listings.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct OpenTiming {
+    pub first_open_ms: f64,
+    pub warm_open_ms: f64,
+    pub warm_decode_ms: f64,
+}
+
+impl OpenTiming {
+    /// The share of a warm open spent outside decoding, in percent.
+    pub fn outside_decode_percent(&self) -> f64 {
+        if self.warm_open_ms > 0.0 {
+            100.0 * (self.warm_open_ms - self.warm_decode_ms).max(0.0) / self.warm_open_ms
+        } else {
+            0.0
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -255,6 +280,7 @@ impl Summary {
             details: scene.details.clone(),
             warnings,
             decode_ms: None,
+            open_timing: None,
         }
     }
 
@@ -270,6 +296,16 @@ impl Summary {
         let _ = writeln!(out, "  format:  {} ({}), version {:#x}, {kind}", self.format_name, self.format, self.version);
         if let Some(ms) = self.decode_ms {
             let _ = writeln!(out, "  decode took {ms:.3} ms");
+        }
+        if let Some(t) = self.open_timing {
+            let _ = writeln!(
+                out,
+                "  open took {:.3} ms (first); warm: open {:.3} ms, decode alone {:.3} ms, {:.0}% outside decoding",
+                t.first_open_ms,
+                t.warm_open_ms,
+                t.warm_decode_ms,
+                t.outside_decode_percent()
+            );
         }
         let sheared = self.nodes.iter().filter(|n| n.sheared).count();
         let _ = writeln!(out, "\nNodes ({}, {} meshes, {sheared} sheared):", self.nodes.len(), self.meshes.len());

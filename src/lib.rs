@@ -9,6 +9,7 @@
 
 #[cfg(feature = "viewer")]
 pub mod app;
+pub mod archive;
 pub mod demo;
 pub mod export;
 pub mod formats;

@@ -22,7 +22,8 @@ use mdview::scene::{Scene, anim::Pose};
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
-    /// A model file or folder to open in the viewer (the built-in demo when omitted).
+    /// A model file, folder or `.wad` archive to open in the viewer (the built-in demo when
+    /// omitted); a model inside an archive is addressed through it (`x.wad/models/a.MD2`).
     path: Option<PathBuf>,
     #[command(flatten)]
     viewer: ViewerArgs,
@@ -46,6 +47,9 @@ struct ViewerArgs {
     /// Step to the next model in the folder N times, printing how long each took to appear.
     #[arg(long, value_name = "N")]
     bench_steps: Option<u32>,
+    /// Start in the sheet view: the folder's models as thumbnails.
+    #[arg(long)]
+    sheet_view: bool,
 }
 
 fn parse_size(s: &str) -> Result<[u32; 2], String> {
@@ -70,6 +74,19 @@ enum Command {
     /// Render the model to a PNG without a window (any wgpu adapter, software ones included).
     #[cfg(feature = "viewer")]
     Render(RenderArgs),
+    /// Write every member of a TPW `.wad` archive, decompressed, directories kept.
+    Extract(ExtractArgs),
+}
+
+#[derive(Args)]
+struct ExtractArgs {
+    archive: PathBuf,
+    /// Folder to write into (created when missing).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Also write each `.wct` texture as a PNG beside it.
+    #[arg(long)]
+    png: bool,
 }
 
 #[derive(Args)]
@@ -126,6 +143,7 @@ fn main() -> ExitCode {
         Some(Command::Scan(args)) => run_scan(&args),
         #[cfg(feature = "viewer")]
         Some(Command::Render(args)) => run_render(&args),
+        Some(Command::Extract(args)) => run_extract(&args),
         None => run_viewer(cli.path.as_deref(), &cli.viewer),
     };
     match result {
@@ -160,12 +178,22 @@ fn open(path: &Path) -> Result<Scene> {
 }
 
 fn run_info(args: &InfoArgs) -> Result<()> {
+    if mdview::formats::vfs::is_archive(&args.file) {
+        let archive = mdview::archive::open_archive(&args.file)?;
+        let listing = mdview::archive::ArchiveListing::of(&args.file, &archive);
+        return if args.json {
+            emit(&format!("{}\n", serde_json::to_string_pretty(&listing)?))
+        } else {
+            emit(&listing.to_text())
+        };
+    }
     let started = Instant::now();
     let scene = open(&args.file)?;
     let elapsed = started.elapsed();
     let mut summary = Summary::of(&scene);
     if args.timing {
         summary.decode_ms = Some(elapsed.as_secs_f64() * 1000.0);
+        summary.open_timing = Some(open_timing(&args.file, elapsed)?);
     }
     if args.json {
         emit(&format!("{}\n", serde_json::to_string_pretty(&summary)?))?;
@@ -173,6 +201,25 @@ fn run_info(args: &InfoArgs) -> Result<()> {
         emit(&summary.to_text())?;
     }
     Ok(())
+}
+
+/// The first open against a warm open and a warm decode of the same bytes alone (each the
+/// faster of a few runs), so that `info --timing` shows what opening adds to decoding.
+fn open_timing(path: &Path, first_open: std::time::Duration) -> Result<mdview::info::OpenTiming> {
+    const RUNS: usize = 5;
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+    let mut warm_open = f64::INFINITY;
+    let mut warm_decode = f64::INFINITY;
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    for _ in 0..RUNS {
+        let started = Instant::now();
+        drop(std::hint::black_box(open(path)?));
+        warm_open = warm_open.min(ms(started.elapsed()));
+        let started = Instant::now();
+        drop(std::hint::black_box(formats::decode_bytes(&bytes)));
+        warm_decode = warm_decode.min(ms(started.elapsed()));
+    }
+    Ok(mdview::info::OpenTiming { first_open_ms: ms(first_open), warm_open_ms: warm_open, warm_decode_ms: warm_decode })
 }
 
 /// Opens `file` and evaluates the pose the options ask for. `frames_asked`: a frame number
@@ -236,6 +283,21 @@ fn run_export(args: &ExportArgs) -> Result<()> {
     Ok(())
 }
 
+fn run_extract(args: &ExtractArgs) -> Result<()> {
+    let archive = mdview::archive::open_archive(&args.archive)?;
+    let report = mdview::archive::extract(&args.archive, &archive, &args.output, args.png)?;
+    for failure in &report.failures {
+        eprintln!("error: {failure}");
+    }
+    let pngs = if args.png { format!(", {} PNG", report.pngs) } else { String::new() };
+    eprintln!("{} members written to {}{pngs}", report.written, args.output.display());
+    if report.failures.is_empty() {
+        Ok(())
+    } else {
+        Err(anyhow!("{} of {} members failed", report.failures.len(), archive.index.entries.len()))
+    }
+}
+
 fn run_scan(args: &ScanArgs) -> Result<()> {
     let report = mdview::scan::scan_dir(&args.dir)?;
     if args.json {
@@ -260,16 +322,34 @@ fn run_viewer(path: Option<&Path>, args: &ViewerArgs) -> Result<()> {
         exit: args.exit,
         size: args.size,
         bench_steps: args.bench_steps,
+        sheet: args.sheet_view,
     })
 }
 
 #[cfg(feature = "viewer")]
 #[derive(Args)]
 struct RenderArgs {
+    /// A model file; with --sheet, a folder.
     file: PathBuf,
-    /// Output PNG. With --frames, `{frame}` in the name is replaced by each frame number.
-    #[arg(short, long)]
-    output: PathBuf,
+    /// Output PNG. With --frames or --turntable, `{frame}` in the name is replaced by each
+    /// frame number; without it, a .gif or .png name gets an animated GIF or APNG.
+    #[arg(short, long, required_unless_present = "sheet")]
+    output: Option<PathBuf>,
+    /// Draw every model under the folder into one grid image (a contact sheet) at this path.
+    #[arg(long, value_name = "PNG", conflicts_with_all = ["output", "frames", "turntable", "select", "repeat"])]
+    sheet: Option<PathBuf>,
+    /// Side of a sheet cell in pixels.
+    #[arg(long, value_name = "PX", default_value_t = 256, value_parser = clap::value_parser!(u32).range(16..=4096))]
+    cell: u32,
+    /// Sheet cells per row (default: a square grid).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    columns: Option<u32>,
+    /// With --sheet, also print the cell-to-file map as JSON.
+    #[arg(long, requires = "sheet")]
+    json: bool,
+    /// Orbit the camera once around the model in N steps (with --anim, while the clip plays once).
+    #[arg(long, value_name = "N", conflicts_with = "frames", value_parser = clap::value_parser!(u32).range(1..=3600))]
+    turntable: Option<u32>,
     /// Image size in pixels, as WIDTHxHEIGHT.
     #[arg(long, value_name = "WxH", value_parser = parse_render_size, default_value = "1280x720")]
     size: [u32; 2],
@@ -388,8 +468,17 @@ fn parse_mask(s: &str) -> Result<u32, String> {
 fn run_render(args: &RenderArgs) -> Result<()> {
     use mdview::render::{Camera, Overlays, ViewParams, offscreen::OffscreenRenderer};
     let started = Instant::now();
-    if args.frames.is_some() && !args.output.to_string_lossy().contains("{frame}") {
-        return Err(anyhow!("--frames needs `{{frame}}` in the output name, e.g. out_{{frame}}.png"));
+    if let Some(sheet) = &args.sheet {
+        return run_sheet(args, sheet);
+    }
+    let output = args.output.clone().ok_or_else(|| anyhow!("-o/--output or --sheet is needed"))?;
+    let numbered = output.to_string_lossy().contains("{frame}");
+    let animated = mdview::render::animated::AnimatedFormat::for_path(&output);
+    if (args.frames.is_some() || args.turntable.is_some()) && !numbered && animated.is_none() {
+        return Err(anyhow!(
+            "--frames and --turntable need `{{frame}}` in the output name (out_{{frame}}.png), \
+             or a .gif or .png name for an animation"
+        ));
     }
     let frames_asked = args.pose.frame.is_some() || args.frames.is_some();
     let (mut scene, mut first_pose, first_clip, first_time) = posed(&args.file, &args.pose, frames_asked)?;
@@ -447,52 +536,187 @@ fn run_render(args: &RenderArgs) -> Result<()> {
     }
     let save =
         |image: &image::RgbaImage, path: &Path| image.save(path).with_context(|| format!("writing {}", path.display()));
-    match args.frames {
-        None => {
-            let render_started = Instant::now();
-            let image = offscreen.render(&scene, &first_pose, &view)?;
-            let save_started = Instant::now();
-            save(&image, &args.output)?;
-            if args.verbose {
-                let ms = |from: Instant, to: Instant| (to - from).as_secs_f64() * 1000.0;
-                eprintln!("render and readback: {:.1} ms", ms(render_started, save_started));
-                eprintln!("png: {:.1} ms", ms(save_started, Instant::now()));
+    let many = args.frames.is_some() || args.turntable.is_some();
+    if !many {
+        let render_started = Instant::now();
+        let image = offscreen.render(&scene, &first_pose, &view)?;
+        let save_started = Instant::now();
+        save(&image, &output)?;
+        if args.verbose {
+            let ms = |from: Instant, to: Instant| (to - from).as_secs_f64() * 1000.0;
+            eprintln!("render and readback: {:.1} ms", ms(render_started, save_started));
+            eprintln!("png: {:.1} ms", ms(save_started, Instant::now()));
+        }
+        if let Some(n) = args.repeat.filter(|&n| n > 0) {
+            let mut times = Vec::with_capacity(n as usize);
+            for _ in 0..n {
+                let t = Instant::now();
+                std::hint::black_box(offscreen.render(&scene, &first_pose, &view)?);
+                times.push(t.elapsed().as_secs_f64() * 1000.0);
             }
-            if let Some(n) = args.repeat.filter(|&n| n > 0) {
-                let mut times = Vec::with_capacity(n as usize);
-                for _ in 0..n {
-                    let t = Instant::now();
-                    std::hint::black_box(offscreen.render(&scene, &first_pose, &view)?);
-                    times.push(t.elapsed().as_secs_f64() * 1000.0);
-                }
-                times.sort_by(f64::total_cmp);
-                let median = times.get(times.len() / 2).copied().unwrap_or(0.0);
-                let fastest = times.first().copied().unwrap_or(0.0);
-                println!(
-                    "{}x{}: {n} frames, median {median:.2} ms, fastest {fastest:.2} ms per frame (draw + readback) on {}",
-                    args.size[0],
-                    args.size[1],
-                    offscreen.gpu.adapter_name()
-                );
+            times.sort_by(f64::total_cmp);
+            let median = times.get(times.len() / 2).copied().unwrap_or(0.0);
+            let fastest = times.first().copied().unwrap_or(0.0);
+            println!(
+                "{}x{}: {n} frames, median {median:.2} ms, fastest {fastest:.2} ms per frame (draw + readback) on {}",
+                args.size[0],
+                args.size[1],
+                offscreen.gpu.adapter_name()
+            );
+        }
+    } else {
+        let plan = frame_plan(args, &scene, &first_pose.bounds(&scene), first_clip, first_time, &view);
+        let mut writer = match (numbered, animated) {
+            (false, Some(format)) => Some(mdview::render::animated::AnimationWriter::create(
+                &output,
+                format,
+                args.size,
+                plan.frames.len() as u32,
+                plan.delay,
+            )?),
+            _ => None,
+        };
+        let pattern = output.to_string_lossy().into_owned();
+        let mut pose = first_pose;
+        for &(number, camera, time) in &plan.frames {
+            view.camera = camera;
+            pose.view_from_model = Some(view.camera.view_from_world());
+            // Global-sequence tracks read the frame's time in the clip too, so output stays
+            // reproducible.
+            pose.global_time = Some(time - plan.clip_start);
+            pose.evaluate(&scene, first_clip, time);
+            let image = offscreen.render(&scene, &pose, &view)?;
+            match &mut writer {
+                Some(writer) => writer.push(&image)?,
+                None => save(&image, Path::new(&pattern.replace("{frame}", &number.to_string())))?,
             }
         }
-        Some((first, last)) => {
-            let pattern = args.output.to_string_lossy().into_owned();
-            // Frames count from the clip's first frame, as --frame does.
-            let start = first_time - args.pose.frame.unwrap_or(0.0);
-            let clip = first_clip;
-            let mut pose = first_pose;
-            for frame in first..=last {
-                // Global-sequence tracks read the frame number too, so output stays reproducible.
-                pose.global_time = Some(frame as f32);
-                pose.evaluate(&scene, clip, start + frame as f32);
-                let image = offscreen.render(&scene, &pose, &view)?;
-                save(&image, Path::new(&pattern.replace("{frame}", &frame.to_string())))?;
-            }
+        if let Some(writer) = writer {
+            writer.finish().with_context(|| format!("writing {}", output.display()))?;
+        }
+        if args.verbose {
+            eprintln!("{} frames, {} ms each", plan.frames.len(), plan.delay.ms);
         }
     }
     if args.verbose {
         eprintln!("total: {:.1} ms", started.elapsed().as_secs_f64() * 1000.0);
+    }
+    Ok(())
+}
+
+/// The frames of a sequence, turntable or animation: per frame its number, camera and clip
+/// time, and how long each is shown.
+#[cfg(feature = "viewer")]
+struct FramePlan {
+    frames: Vec<(u32, mdview::render::Camera, f32)>,
+    delay: mdview::render::animated::FrameDelay,
+    /// The clip time of frame 0.
+    clip_start: f32,
+}
+
+/// `--frames A..B` steps the clip one unit a frame, shown at the clip's rate. `--turntable N`
+/// orbits once in N steps; with `--anim` the clip plays once over the turn at its own rate,
+/// else the turn takes [`DEFAULT_TURN_SECONDS`](mdview::render::animated::DEFAULT_TURN_SECONDS).
+#[cfg(feature = "viewer")]
+fn frame_plan(
+    args: &RenderArgs,
+    scene: &Scene,
+    bounds: &mdview::scene::Aabb,
+    clip: Option<usize>,
+    first_time: f32,
+    view: &mdview::render::ViewParams,
+) -> FramePlan {
+    use mdview::render::animated::{DEFAULT_TURN_SECONDS, FrameDelay, turntable_cameras};
+    let clip_info = clip.and_then(|c| scene.clips.get(c));
+    // Frames count from the clip's first frame, as --frame does.
+    let clip_start = first_time - args.pose.frame.unwrap_or(0.0);
+    let rate = clip_info.map(|c| c.rate).filter(|r| r.is_finite() && *r > 0.0);
+    if let Some(steps) = args.turntable {
+        let cameras = turntable_cameras(bounds, &view.camera, steps, view.aspect());
+        let playing = args.pose.anim.as_ref().and(clip_info).filter(|c| c.length() > 0.0);
+        let (time_step, delay) = match (playing, rate) {
+            (Some(c), Some(rate)) => (c.length() / steps as f32, c.length() / rate / steps as f32),
+            _ => (0.0, DEFAULT_TURN_SECONDS / steps as f32),
+        };
+        let frames = cameras.into_iter().enumerate().map(|(i, c)| (i as u32, c, first_time + time_step * i as f32));
+        return FramePlan { frames: frames.collect(), delay: FrameDelay::from_seconds(delay), clip_start };
+    }
+    let (first, last) = args.frames.unwrap_or((0, 0));
+    let frames = (first..=last).map(|f| (f, view.camera, clip_start + f as f32)).collect();
+    FramePlan { frames, delay: FrameDelay::from_seconds(1.0 / rate.unwrap_or(15.0)), clip_start }
+}
+
+/// `render DIR --sheet out.png`: every model under the folder in one grid image.
+#[cfg(feature = "viewer")]
+fn run_sheet(args: &RenderArgs, sheet_path: &Path) -> Result<()> {
+    use mdview::render::offscreen::HeadlessGpu;
+    use mdview::render::sheet::{self, SheetOptions};
+    use std::io::IsTerminal;
+    let started = Instant::now();
+    if !args.file.is_dir() && !formats::vfs::is_archive_folder(&args.file) {
+        return Err(anyhow!("{}: --sheet needs a folder or a .wad archive", args.file.display()));
+    }
+    let paths = sheet::models_under(&args.file).with_context(|| format!("listing {}", args.file.display()))?;
+    if paths.is_empty() {
+        return Err(anyhow!("{}: no model files (.md2, .mdr, .m2) in this folder", args.file.display()));
+    }
+    let items = sheet::items_below(&args.file, paths);
+    let options = SheetOptions {
+        cell: args.cell,
+        columns: args.columns,
+        background: args.background,
+        yaw_deg: args.yaw,
+        pitch_deg: args.pitch,
+    };
+    let gpu = HeadlessGpu::new()?;
+    if args.verbose {
+        eprintln!("adapter: {}; {} models", gpu.adapter_name(), items.len());
+    } else {
+        // A missing texture is counted per cell and summed below, not logged per model.
+        log::set_max_level(log::LevelFilter::Error);
+    }
+    let bar = if std::io::stderr().is_terminal() {
+        indicatif::ProgressBar::new(items.len() as u64)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} models, {elapsed} ({eta} left)")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let drawn = sheet::render_sheet(
+        &gpu,
+        &items,
+        |item| {
+            let mut scene = formats::open(&item.path).map_err(|e| e.reason())?;
+            if !args.texture_dirs.is_empty() {
+                formats::resolve_images(&mut scene, &args.texture_dirs);
+            }
+            Ok(scene)
+        },
+        &options,
+        |done| bar.set_position(done as u64),
+    )?;
+    bar.finish_and_clear();
+    let encode_started = Instant::now();
+    drawn.image.save(sheet_path).with_context(|| format!("writing {}", sheet_path.display()))?;
+    let fallbacks = drawn.cells.iter().filter(|c| c.fallback_textures > 0).count();
+    eprintln!(
+        "{}: {} models in {}x{} cells of {} px, {} failed, {} with missing textures; {:.1} s",
+        sheet_path.display(),
+        drawn.cells.len(),
+        drawn.columns,
+        drawn.rows,
+        drawn.cell,
+        drawn.failed(),
+        fallbacks,
+        started.elapsed().as_secs_f64()
+    );
+    if args.verbose {
+        eprintln!("png: {:.1} s", encode_started.elapsed().as_secs_f64());
+    }
+    if args.json {
+        emit(&format!("{}\n", serde_json::to_string_pretty(&drawn)?))?;
     }
     Ok(())
 }

@@ -245,8 +245,8 @@ fn gate_anim(radians: f32) -> AnimFile {
         tracks: vec![TrackSpec {
             target: 0,
             rotation: vec![
-                RotationKeySpec { frame: 0, flags: 0, quat: quat_y(0.0) },
-                RotationKeySpec { frame: 20, flags: 0, quat: quat_y(radians) },
+                RotationKeySpec { frame: 0, curve: 0xFFFF, quat: quat_y(0.0) },
+                RotationKeySpec { frame: 20, curve: 0xFFFF, quat: quat_y(radians) },
             ],
             ..Default::default()
         }],
@@ -287,7 +287,7 @@ fn a_damaged_file_keeps_the_previous_model() {
     assert_eq!(doc.scene.clips.len(), 2, "sibling animations attached");
     assert_eq!(doc.clip, Some(0), "the first animation plays at once");
     assert!(doc.timeline.playing);
-    assert_eq!(doc.timeline.fps, 25.0, "TPW plays at 25 frames per second");
+    assert_eq!(doc.timeline.fps, 30.0, "TPW plays at the engine's 30 frames per second");
 
     let next = session.step(1).expect("a next model");
     assert_eq!(mdview::app::file_name(&next), "junk.md2");
@@ -355,6 +355,23 @@ fn the_loader_thread_answers_the_newest_request() {
     assert_eq!(seen.last(), Some(&last));
     assert!(seen.len() < 20, "queued requests are skipped, decoded {}", seen.len());
     assert!(rx.recv_timeout(std::time::Duration::from_secs(1)).is_ok(), "the wake callback ran");
+}
+
+#[test]
+fn as_built_shows_the_construction_clips_last_frame() {
+    let dir = mdview::demo::extract().unwrap();
+    let scene = mdview::formats::open(&dir.join("gate.MD2")).unwrap();
+    let summary = mdview::info::Summary::of(&scene);
+    let built_clip = scene.as_built.expect("gateC.MD2 is the construction clip");
+    assert_eq!(scene.clips[built_clip].name, "C");
+    let mut doc = mdview::app::state::Document::new(dir.join("gate.MD2"), scene, summary);
+    doc.show_as_built();
+    assert_eq!(doc.clip, Some(built_clip));
+    assert!(!doc.timeline.playing);
+    assert_eq!(doc.timeline.time, doc.scene.clips[built_clip].end);
+    // The last frame of C is the finished gate: every node shown (the sign too, which the hide
+    // list hid at the start).
+    assert!(doc.pose.visible.iter().all(|&v| v));
 }
 
 /// Issue 12: the viewer's global clock (what M2 global-sequence tracks read) starts when the

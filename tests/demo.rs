@@ -64,8 +64,14 @@ fn every_demo_model_opens_without_warnings() {
             for track in &clip.tracks {
                 assert_eq!(track.skipped, None, "{name} {} track {}", clip.name, track.index);
             }
-            // One channel per track, but the fountain's single track carries morph and UV.
-            let expected = if name.starts_with("fountain") { 2 } else { clip.tracks.len() };
+            // Counted by hand from src/demo.rs: the fountain's one track carries morph and UV;
+            // gate C has two doors with scale and visibility, the frame's position, the sign's
+            // visibility and one hide-list entry.
+            let expected = match (name.get(..4), clip.name.as_str()) {
+                (Some("foun"), _) => 2,
+                (Some("gate"), "C") => 2 * 2 + 1 + 1 + 1,
+                _ => clip.tracks.len(),
+            };
             assert_eq!(clip.channels.len(), expected, "{name} {}", clip.name);
         }
         for material in &scene.materials {
@@ -110,17 +116,17 @@ fn island_has_sheared_dummy_palms_and_see_through_water() {
     assert_eq!(island.submeshes.len(), 2);
     assert!(island.vertex_source.len() > island.source_positions.len());
 
-    // islandM1 scrolls both water meshes; only its duration table says it runs 100 frames.
+    // islandM1 scrolls both water meshes over the 100 frames its block declares.
     let clip = &scene.clips[0];
     assert_eq!(clip.name, "M1");
     assert_eq!(clip.end, 100.0);
     let raw = anim::decode_anim(&Reader::new(committed("islandM1.MD2"), FORMAT)).unwrap();
-    assert_eq!(raw.last_frame, 0);
+    assert_eq!(raw.last_frame, 100);
     let scrolled: Vec<usize> = clip
         .channels
         .iter()
         .map(|c| match c {
-            Channel::UvRamp { mesh, .. } => *mesh,
+            Channel::UvKeys { mesh, .. } => *mesh,
             other => panic!("{other:?}"),
         })
         .collect();
@@ -133,7 +139,7 @@ fn rotation_keys(scene: &Scene, clip: usize, node: usize) -> Vec<(f32, Quat)> {
         .channels
         .iter()
         .find_map(|c| match c {
-            Channel::NodeRotation { node: n, keys, .. } if *n == node => {
+            Channel::NodeRotationEased { node: n, keys, .. } if *n == node => {
                 Some(keys.iter().map(|k| (k.time, k.value)).collect())
             }
             _ => None,
@@ -142,14 +148,14 @@ fn rotation_keys(scene: &Scene, clip: usize, node: usize) -> Vec<(f32, Quat)> {
 }
 
 #[test]
-fn gate_doors_swing_a_quarter_turn_and_back() {
+fn gate_is_built_then_its_doors_swing_eased_while_the_sign_blinks() {
     let scene = open("gate.MD2");
-    assert_eq!(scene.clips.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["M1", "M2"]);
+    assert_eq!(scene.clips.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["C", "M1", "M2"]);
     let quarter = std::f32::consts::FRAC_PI_2;
     for (door, sign) in [(0, 1.0), (1, -1.0)] {
         assert!(scene.nodes[door].name.starts_with("door"));
-        let open = rotation_keys(&scene, 0, door);
-        let shut = rotation_keys(&scene, 1, door);
+        let open = rotation_keys(&scene, 1, door);
+        let shut = rotation_keys(&scene, 2, door);
         assert_eq!((open.first().unwrap().0, open.last().unwrap().0), (0.0, 30.0));
         assert!(open[0].1.abs_diff_eq(Quat::IDENTITY, 1e-4));
         assert!(open.last().unwrap().1.abs_diff_eq(Quat::from_rotation_y(sign * quarter), 1e-3));
@@ -159,28 +165,56 @@ fn gate_doors_swing_a_quarter_turn_and_back() {
             assert_eq!(q_open, q_shut);
         }
     }
+    // Eased by Advisorm1's curve 0: at frame 15 the even fraction 0.5 becomes
+    // (141 + 35 * r) / 255 with r = 4.4999976 - 4, so the door has turned 55.94 degrees, not 45.
+    let eased = (141.0 + 35.0 * (0.5 * 8.999_995f32 - 4.0)) / 255.0;
+    let pose = mdview::scene::anim::Pose::at(&scene, Some(1), 15.0);
+    let turned = Quat::from_mat4(&pose.locals[0]).angle_between(Quat::IDENTITY);
+    assert!((turned - eased * quarter).abs() < 1e-3, "{} vs {}", turned.to_degrees(), (eased * quarter).to_degrees());
     // Both doors open towards -Z.
-    let pose = mdview::scene::anim::Pose::at(&scene, Some(0), 30.0);
+    let pose = mdview::scene::anim::Pose::at(&scene, Some(1), 30.0);
     for door in [0, 1] {
         let far = pose.world[door].transform_point3(Vec3::new(if door == 0 { 1.8 } else { -1.8 }, 1.0, 0.0));
         assert!(far.z < -1.5, "door {door} at {far}");
     }
+    // The sign blinks: entries 0, 4, -10, 16, -22, 28.
+    let sign = scene.nodes.iter().position(|n| n.name == "gate_sign").unwrap();
+    let shown: Vec<bool> = [0.0, 5.0, 11.0, 17.0, 23.0, 29.0]
+        .iter()
+        .map(|&f| mdview::scene::anim::Pose::at(&scene, Some(1), f).visible[sign])
+        .collect();
+    assert_eq!(shown, [false, true, false, true, false, true]);
+    // Construction: the sign starts hidden (hide list), the doors grow in, and the last frame is
+    // the finished gate, the rest pose.
+    let build = |f: f32| mdview::scene::anim::Pose::at(&scene, Some(0), f);
+    assert!(!build(0.0).visible[sign] && !build(30.0).visible[0]);
+    assert!(build(0.0).world[2].w_axis.y < -4.0, "the frame starts underground");
+    let built = build(scene.clips[0].end);
+    let rest = mdview::scene::anim::Pose::rest(&scene);
+    for node in 0..scene.nodes.len() {
+        assert!(built.visible[node], "node {node} shown when built");
+        assert!(built.world[node].abs_diff_eq(rest.world[node], 1e-5), "node {node}");
+    }
 }
 
 #[test]
-fn fountain_water_morphs_scrolls_and_carries_an_undecoded_channel() {
+fn fountain_water_morphs_in_its_own_box_and_flows_with_five_uv_keys() {
     let scene = open("fountain.MD2");
     let water = scene.meshes.iter().position(|m| m.name == "water").unwrap();
     let vertex_count = scene.meshes[water].source_positions.len();
     let raw = anim::decode_anim(&Reader::new(committed("fountainM1.MD2"), FORMAT)).unwrap();
     assert_eq!(raw.tracks.len(), 1);
     let track = &raw.tracks[0];
-    assert_eq!(track.flags, 0x1000 | 0x10000 | 0x20000);
-    let records = track.morph.clone().unwrap().unwrap();
-    let channels: usize = records.iter().map(|r| r.channels.len()).sum();
+    assert_eq!(track.flags, 0x1000 | 0x10000);
+    let morph = track.morph.clone().unwrap().unwrap();
+    let channels: usize = morph.records.iter().map(|r| r.channels.len()).sum();
     assert_eq!(channels, vertex_count + 2);
-    assert!(records[0].frames.len() >= 5);
-    assert_eq!(track.uv.clone().unwrap().unwrap().len(), scene.meshes[water].vertex_source.len());
+    assert!(morph.records[0].frames.len() >= 5);
+    // The track box spans the wave, which the mesh's rest box does not.
+    assert!(morph.step.y * 1023.0 > scene.meshes[water].bounds.size().y + 0.01);
+    let uv = track.uv.clone().unwrap().unwrap();
+    assert_eq!(uv.len(), scene.meshes[water].vertex_source.len());
+    assert!(uv.iter().all(|e| e.keys.len() == 5));
 
     let clip = &scene.clips[0];
     let kinds: Vec<&str> = clip
@@ -188,7 +222,7 @@ fn fountain_water_morphs_scrolls_and_carries_an_undecoded_channel() {
         .iter()
         .map(|c| match c {
             Channel::VertexMorph { mesh, .. } if *mesh == water => "morph",
-            Channel::UvRamp { mesh, .. } if *mesh == water => "uv",
+            Channel::UvKeys { mesh, .. } if *mesh == water => "uv",
             other => panic!("{other:?}"),
         })
         .collect();

@@ -28,39 +28,10 @@ fn fixtures() -> Vec<(String, Vec<u8>)> {
     out
 }
 
-/// Animation fixtures from the animation tests' builders.
+/// Animation fixtures from the animation tests' builders: the rig and its every-channel clip.
 fn anim_fixtures() -> Vec<(String, Vec<u8>)> {
-    use mdview::formats::tpw::writer::*;
-    let morph = MorphRecordSpec {
-        channels: vec![0, 1, 2, 3, 4, 5],
-        frames: vec![0, 10],
-        values: (0..12).map(|i| i * 0x0040_1003).collect(),
-    };
-    let track = TrackSpec {
-        target: 0,
-        unrelated_16: 7,
-        rotation: vec![
-            RotationKeySpec { frame: 0, flags: 0, quat: [0.0, 0.0, 0.0, 1.0] },
-            RotationKeySpec {
-                frame: 30,
-                flags: 0xFFFF,
-                quat: [0.0, std::f32::consts::FRAC_1_SQRT_2, 0.0, std::f32::consts::FRAC_1_SQRT_2],
-            },
-        ],
-        morph: Some(vec![morph]),
-        uv: Some(vec![UvEntrySpec {
-            first: 0,
-            start: vec![0.0, 0.0],
-            end: vec![-1.0, -1.0],
-            end_frame: 100,
-            duration_low: 0,
-        }]),
-        undecoded: vec![UndecodedSpec { flag: 0x20000, data: vec![1, 0, 2, 0] }],
-        slot_34: Some(vec![32, 66, 105, 141]),
-        ..Default::default()
-    };
-    let anim = AnimFile { last_frame: 30, tracks: vec![track], ..Default::default() };
-    vec![("anim".to_string(), anim.to_bytes())]
+    let (rig, anim) = every_channel();
+    vec![("rig".to_string(), rig.to_bytes()), ("every channel".to_string(), anim.to_bytes())]
 }
 
 /// A small Quake II model from the fixture writer: two frames, a skin, two triangles.

@@ -99,7 +99,7 @@ fn bad_arguments_fail_with_one_line() {
     let dir = out_dir("errors");
     let gate = demo("gate.MD2");
     let cases: [(&[&str], &str); 3] = [
-        (&["--frames", "0..10", "-o", "no_placeholder.png"], "{frame}"),
+        (&["--frames", "0..10", "-o", "no_placeholder.jpg"], "{frame}"),
         (&["--background", "blue", "-o", "x.png"], "RRGGBB"),
         (&["--anim", "M9", "-o", "x.png"], "M9"),
     ];

@@ -669,3 +669,48 @@ fn m2_blend_modes_blend_as_the_spec_table_says() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A contact sheet of the demo folder plus one damaged file: 2x2 cells, each framed on its
+/// model with its name underneath, the damaged one showing its decode error in red.
+#[test]
+fn demo_contact_sheet_two_by_two() {
+    use mdview::render::sheet::{self, SheetOptions};
+    let dir = std::env::temp_dir().join(format!("mdview-golden-sheet-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    // The loose demo files; the demo archive (a folder of its own) has its own sheet test.
+    for (name, data) in mdview::demo::files().iter().filter(|(n, _)| !n.ends_with(".wad")) {
+        std::fs::write(dir.join(name), data).expect("demo file");
+    }
+    let gate = mdview::demo::files().iter().find(|(n, _)| *n == "gate.MD2").expect("gate").1;
+    std::fs::write(dir.join("broken.md2"), &gate[..100]).expect("damaged copy");
+    let gpu = match mdview::render::offscreen::HeadlessGpu::new() {
+        Ok(gpu) => gpu,
+        Err(e) if std::env::var_os("CI").is_none() => {
+            eprintln!("SKIPPED: no wgpu adapter on this machine ({e:#}); set CI=1 to make this a failure");
+            return;
+        }
+        Err(e) => panic!("CI is set but no wgpu adapter was found: {e:#}"),
+    };
+    let items = sheet::items_below(&dir, sheet::models_under(&dir).expect("listing"));
+    let labels: Vec<&str> = items.iter().map(|i| i.label.as_str()).collect();
+    assert_eq!(labels, ["broken.md2", "fountain.MD2", "gate.MD2", "island.MD2"], "animations get no cell");
+    let options = SheetOptions { cell: 160, ..SheetOptions::default() };
+    let mut progress = Vec::new();
+    let drawn = sheet::render_sheet(
+        &gpu,
+        &items,
+        |item| mdview::formats::open(&item.path).map_err(|e| e.reason()),
+        &options,
+        |done| progress.push(done),
+    )
+    .expect("sheet");
+    assert_eq!(progress, [1, 2, 3, 4], "progress counts every cell once");
+    assert_eq!((drawn.columns, drawn.rows, drawn.image.dimensions()), (2, 2, (320, 320)));
+    let broken = &drawn.cells[0];
+    assert!(broken.error.as_deref().is_some_and(|e| e.contains("tpw-md2")), "{:?}", broken.error);
+    assert!(drawn.cells[1..].iter().all(|c| c.error.is_none() && c.fallback_textures == 0), "{:?}", drawn.cells);
+    assert_eq!((drawn.cells[3].x, drawn.cells[3].y), (160, 160));
+    check_golden("demo_sheet", &drawn.image);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -43,7 +43,7 @@ fn gate() -> MeshFile {
 fn rotation(target: u16, keys: &[(u16, [f32; 4])]) -> TrackSpec {
     TrackSpec {
         target,
-        rotation: keys.iter().map(|&(frame, quat)| RotationKeySpec { frame, flags: 0, quat }).collect(),
+        rotation: keys.iter().map(|&(frame, quat)| RotationKeySpec { frame, curve: 0xFFFF, quat }).collect(),
         ..Default::default()
     }
 }
@@ -184,11 +184,14 @@ fn rotating_a_transform_only_node_carries_its_subtree() {
 
 /// Packs three signed 10-bit fields.
 fn fields(x: i32, y: i32, z: i32) -> u32 {
-    (x as u32 & 0x3FF) | ((y as u32 & 0x3FF) << 10) | ((z as u32 & 0x3FF) << 20)
+    morph_fields(x, y, z)
 }
 
-/// fountain.MD2: a basin and 4-vertex water (box -1..1 on every axis, so a field f decodes
-/// to f * 2/1023). One track carries morph (two records), UV and an undecoded 0x20000.
+/// fountain.MD2: a basin and 4-vertex water whose mesh box is -1..1 on every axis. The morph
+/// track has its own box, centre (0, 0.5, 0) and step (0.002, 0.001, 0.002), so a field f
+/// decodes to centre + f * step; read in the mesh box (the old rule: centre 0, step 2/1023)
+/// every value below would come out different. One track carries morph (two records),
+/// multi-key UV and visibility; the block declares 100 frames, past the last key.
 fn fountain() -> (MeshFile, AnimFile) {
     let water = MeshSpec {
         name: "water".into(),
@@ -206,7 +209,7 @@ fn fountain() -> (MeshFile, AnimFile) {
         ..Default::default()
     };
     // Record A: vertices 0..2 keyed at frames 0 and 10; record B: vertex 3 and the two
-    // extra channels (ids 4, 5) with a single rest key.
+    // box-corner channels (ids 4, 5) with a single rest key.
     let a = MorphRecordSpec {
         channels: vec![0, 1, 2],
         frames: vec![0, 10],
@@ -222,49 +225,58 @@ fn fountain() -> (MeshFile, AnimFile) {
     let b = MorphRecordSpec {
         channels: vec![3, 4, 5],
         frames: vec![0],
-        values: vec![fields(300, 0, -300), u32::MAX, u32::MAX],
+        values: vec![fields(300, 0, -300), fields(0, 0, -300), fields(300, 0, 0)],
     };
+    let morph = MorphSpec { flags: 0x01, centre: [0.0, 0.5, 0.0], step: [0.002, 0.001, 0.002], records: vec![a, b] };
+    let still = |uv: [f32; 2]| UvEntrySpec { keys: vec![(0, uv), (100, uv)] };
     let track = TrackSpec {
         target: 1,
-        morph: Some(vec![a, b]),
+        morph: Some(morph),
         uv: Some(vec![
-            UvEntrySpec { first: 2, start: vec![0.0, 0.0], end: vec![-1.0, -1.0], end_frame: 100, duration_low: 0 },
-            UvEntrySpec { first: 5, start: vec![0.5], end: vec![1.5], end_frame: 50, duration_low: 0 },
+            UvEntrySpec { keys: vec![(0, [0.0, 0.0]), (40, [-1.0, 0.0]), (100, [-1.0, -2.0])] },
+            UvEntrySpec { keys: vec![(0, [1.0, 0.0]), (50, [2.0, 0.0])] },
+            still([1.0, 1.0]),
+            still([0.0, 1.0]),
         ]),
-        undecoded: vec![UndecodedSpec { flag: 0x20000, data: vec![5, 0, 0xF6, 0xFF] }],
+        visibility: Some(vec![5, -12]),
         ..Default::default()
     };
-    (mesh, AnimFile { last_frame: 10, tracks: vec![track], ..Default::default() })
+    (mesh, AnimFile { last_frame: 100, tracks: vec![track], ..Default::default() })
 }
 
 #[test]
-fn fountain_morphs_scrolls_and_lists_the_undecoded_channel() {
+fn fountain_morphs_in_its_track_box_and_keys_every_uv_slot() {
     let dir = temp_dir("fountain");
     let (mesh, anim) = fountain();
     write(&dir, "fountain.MD2", &mesh.to_bytes());
     write(&dir, "fountainM1.MD2", &anim.to_bytes());
     let scene = formats::open(&dir.join("fountain.MD2")).unwrap();
     let clip = &scene.clips[0];
-    assert_eq!(clip.length(), 100.0, "the UV end frame extends the clip past the last morph key");
+    assert_eq!(clip.length(), 100.0, "the block's declared span, not the last key (10)");
+    assert_eq!(clip.rate, 30.0, "the engine's rate");
     let track = &clip.tracks[0];
-    assert_eq!(track.channels, ["morph", "uv", "0x20000"]);
+    assert_eq!(track.channels, ["morph", "uv", "visibility"]);
     assert_eq!(track.skipped, None);
 
-    let step = 2.0 / 1023.0;
+    // centre + field * step, per axis.
     let p = |frame: f32, v: usize| at(&scene, "M1", frame).mesh_positions(&scene, 1)[v].to_array();
-    assert!(approx(p(0.0, 1), [100.0 * step, 0.0, -100.0 * step], 1e-6));
-    assert!(approx(p(10.0, 2), [200.0 * step, 300.0 * step, -200.0 * step], 1e-6));
-    assert!(approx(p(5.0, 0), [0.0, 150.0 * step, 0.0], 1e-6), "linear between keys");
-    assert!(approx(p(5.0, 3), [300.0 * step, 0.0, -300.0 * step], 1e-6), "a single-key record holds");
+    assert!(approx(p(0.0, 1), [0.2, 0.5, -0.2], 1e-6), "{:?}", p(0.0, 1));
+    assert!(approx(p(10.0, 2), [0.4, 0.8, -0.4], 1e-6));
+    assert!(approx(p(5.0, 0), [0.0, 0.65, 0.0], 1e-6), "linear between keys");
+    assert!(approx(p(5.0, 3), [0.6, 0.5, -0.6], 1e-6), "a single-key record holds");
+    assert_eq!(at(&scene, "M1", 5.0).mesh_positions(&scene, 1).len(), 4, "box corners are not vertices");
 
+    // Entry e writes UV slot e; keys blend linearly and hold outside.
     let uv = |frame: f32| at(&scene, "M1", frame).mesh_uvs(&scene, 1).to_vec();
-    let quarter = uv(25.0);
-    assert_eq!(quarter[0].to_array(), [0.0, 0.0], "components no entry names keep their stored value");
-    assert_eq!(quarter[1].to_array(), [-0.25, -0.25], "start + (end - start) * 25/100");
-    assert_eq!(quarter[2].to_array(), [1.0, 1.0], "u kept; v = 0.5 + 1.0 * 25/50");
-    let end = uv(100.0);
-    assert_eq!(end[1].to_array(), [-1.0, -1.0]);
-    assert_eq!(end[2].to_array(), [1.0, 1.5], "held after its own end frame");
+    assert_eq!(uv(20.0)[0].to_array(), [-0.5, 0.0], "halfway from frame 0 to 40");
+    assert_eq!(uv(70.0)[0].to_array(), [-1.0, -1.0], "halfway from frame 40 to 100");
+    assert!(approx(uv(20.0)[1].extend(0.0).to_array(), [1.4, 0.0, 0.0], 1e-6), "1 + 20/50");
+    assert_eq!(uv(80.0)[1].to_array(), [2.0, 0.0], "held after its last key");
+    assert_eq!(uv(33.0)[2].to_array(), [1.0, 1.0]);
+
+    // Visibility: untouched before the first entry, shown from 5, hidden from 12.
+    let shown = |frame: f32| at(&scene, "M1", frame).visible[1];
+    assert!(shown(3.0) && shown(7.0) && !shown(12.0) && !shown(99.0));
 }
 
 #[test]
@@ -281,11 +293,15 @@ fn ratrace_morph_tracks_are_told_apart_by_target_alone() {
             let lift = 100 * (i32::from(target) + 1);
             TrackSpec {
                 target,
-                morph: Some(vec![MorphRecordSpec {
-                    channels: vec![0, 1, 2, 3, 4],
-                    frames: vec![0, 20],
-                    values: [0, lift].iter().flat_map(|&y| (0..5).map(move |_| fields(0, y, 0))).collect(),
-                }]),
+                morph: Some(MorphSpec {
+                    step: [2.0 / 1023.0; 3],
+                    records: vec![MorphRecordSpec {
+                        channels: vec![0, 1, 2, 3, 4],
+                        frames: vec![0, 20],
+                        values: [0, lift].iter().flat_map(|&y| (0..5).map(move |_| fields(0, y, 0))).collect(),
+                    }],
+                    ..Default::default()
+                }),
                 ..Default::default()
             }
         })
@@ -311,9 +327,13 @@ fn traps_are_skipped_with_reasons_while_the_rest_plays() {
         frames: vec![0],
         values: vec![0; usize::from(channels)],
     };
-    let mut redirect = TrackSpec { target: 0, morph: Some(vec![morph(6)]), ..Default::default() };
-    redirect.extra_flags = 0x4000;
-    let mistargeted = TrackSpec { target: 1, morph: Some(vec![morph(10)]), ..Default::default() };
+    let short_index = TrackSpec {
+        target: 0,
+        raw_frames: Some(RawFramesSpec { index: vec![0, 1], per_frame: 2, positions: vec![[0.0; 3]; 2] }),
+        ..Default::default()
+    };
+    let morph_of = |channels| MorphSpec { records: vec![morph(channels)], ..Default::default() };
+    let mistargeted = TrackSpec { target: 1, morph: Some(morph_of(10)), ..Default::default() };
     let mut high16 = rotation(0, &[(0, Q_IDENTITY), (30, Q_Y90)]);
     high16.unrelated_16 = 0xABCD;
     let out_of_range = rotation(99, &[(0, Q_IDENTITY)]);
@@ -321,7 +341,7 @@ fn traps_are_skipped_with_reasons_while_the_rest_plays() {
     let not_ascending = rotation(1, &[(10, Q_IDENTITY), (10, Q_Y90)]);
     let traps = AnimFile {
         last_frame: 30,
-        tracks: vec![redirect, mistargeted, high16, out_of_range, not_unit, not_ascending],
+        tracks: vec![short_index, mistargeted, high16, out_of_range, not_unit, not_ascending],
         ..Default::default()
     };
     write(&dir, "gateM3.MD2", &traps.to_bytes());
@@ -331,8 +351,8 @@ fn traps_are_skipped_with_reasons_while_the_rest_plays() {
     let scene = formats::open(&dir.join("gate.MD2")).unwrap();
     let m3 = &scene.clips[mdview::scene::resolve_clip(&scene, "M3").unwrap()];
     let skipped: Vec<Option<&str>> = m3.tracks.iter().map(|t| t.skipped.as_deref()).collect();
-    assert!(skipped[0].unwrap().contains("0x4000"), "{skipped:?}");
-    assert!(skipped[1].unwrap().contains("mistargeted"), "{skipped:?}");
+    assert!(skipped[0].unwrap().contains("2 index entries for a 4-vertex mesh"), "{skipped:?}");
+    assert!(skipped[1].unwrap().contains("+2 box corners"), "{skipped:?}");
     assert_eq!(skipped[2], None, "+0x16 is not part of the target: the track plays on node 0");
     assert_eq!(m3.tracks[2].target, 0);
     assert_eq!(m3.tracks[2].target_name.as_deref(), Some("door01"));
@@ -350,13 +370,18 @@ fn traps_are_skipped_with_reasons_while_the_rest_plays() {
 }
 
 #[test]
-fn siblings_match_case_insensitively_and_sort_numerically() {
+fn siblings_follow_the_engines_role_probe() {
     let dir = gate_dir("siblings");
+    // M1 and M2 exist, M3 does not: the engine never probes M10. A bare M is never opened
+    // beside numbered M files; a bare C is (no numbered C); a P set belongs to Pgate.
     write(&dir, "GATEM10.md2", &gate_m1().to_bytes());
+    write(&dir, "gateM.md2", &gate_m1().to_bytes());
+    write(&dir, "gatec.md2", &gate_m1().to_bytes());
     write(&dir, "gatepostM1.MD2", &gate_m1().to_bytes());
+    write(&dir, "PgateM1.MD2", &gate_m1().to_bytes());
     let scene = formats::open(&dir.join("gate.MD2")).unwrap();
     let names: Vec<&str> = scene.clips.iter().map(|c| c.name.as_str()).collect();
-    assert_eq!(names, ["M1", "M2", "M10"]);
+    assert_eq!(names, ["C", "M1", "M2"]);
     assert_eq!(scene.kind, SceneKind::Mesh);
     assert_eq!(scene.default_clip, None);
 }
@@ -444,18 +469,23 @@ fn export_poses_a_fractional_frame_of_a_named_animation() {
 }
 
 #[test]
-fn a_uv_only_animation_has_a_length_and_moves() {
+fn a_clip_lasts_the_span_its_block_declares() {
     let dir = temp_dir("uv-only");
     let (mesh, mut anim) = fountain();
     let track = &mut anim.tracks[0];
     track.morph = None;
-    track.undecoded.clear();
-    anim.last_frame = 0;
+    track.visibility = None;
     write(&dir, "sea.MD2", &mesh.to_bytes());
-    write(&dir, "seaM1.MD2", &anim.to_bytes());
-    let scene = formats::open(&dir.join("sea.MD2")).unwrap();
-    assert_eq!(scene.clips[0].length(), 100.0);
-    assert_ne!(at(&scene, "M1", 50.0).mesh_uvs(&scene, 1)[1], at(&scene, "M1", 0.0).mesh_uvs(&scene, 1)[1]);
+    for (last, first, length) in [(0, 0, 0.0), (50, 0, 50.0), (50, 10, 40.0)] {
+        anim.last_frame = last;
+        anim.first_frame = first;
+        write(&dir, "seaM1.MD2", &anim.to_bytes());
+        let scene = formats::open(&dir.join("sea.MD2")).unwrap();
+        assert_eq!(scene.clips[0].length(), length, "block +0x04 = {first}, +0x08 = {last}");
+        assert_eq!(scene.clips[0].start, first as f32);
+        // The keys still play wherever the timeline is put.
+        assert_ne!(at(&scene, "M1", 50.0).mesh_uvs(&scene, 1)[0], at(&scene, "M1", 0.0).mesh_uvs(&scene, 1)[0]);
+    }
 }
 
 #[test]
@@ -515,4 +545,211 @@ fn scan_tallies_the_corpus_tables() {
     assert!(out.status.success());
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["tpw_animation_files"], 5);
+}
+
+fn rig_dir(test: &str) -> (PathBuf, Scene) {
+    let dir = temp_dir(test);
+    let (rig, anim) = every_channel();
+    write(&dir, "rig.MD2", &rig.to_bytes());
+    write(&dir, "rigM1.MD2", &anim.to_bytes());
+    let scene = formats::open(&dir.join("rig.MD2")).unwrap();
+    (dir, scene)
+}
+
+/// The easing of [`ADVISOR_CURVE`] for the even fraction `t`, computed from the notes' steps.
+fn advisor_ease(t: f32) -> f32 {
+    let c = ADVISOR_CURVE.map(|b| f32::from(b) / 255.0);
+    let x = t * 8.999995;
+    let s = x.trunc();
+    let r = x - s;
+    let (a, b) = match s as usize {
+        0 => (0.0, c[0]),
+        s @ 1..=7 => (c[s - 1], c[s]),
+        _ => (c[7], 1.0),
+    };
+    a + (b - a) * r
+}
+
+#[test]
+fn every_channel_plays_at_once_as_the_notes_say() {
+    let (_dir, scene) = rig_dir("every-channel");
+    let clip = &scene.clips[0];
+    assert_eq!((clip.start, clip.end, clip.rate), (0.0, 30.0, 30.0));
+    assert!(clip.tracks.iter().all(|t| t.skipped.is_none()), "{:?}", clip.tracks);
+    assert_eq!(clip.tracks[0].channels, ["position", "rotation", "scale", "morph", "uv", "visibility", "easing"]);
+    assert_eq!(clip.tracks[1].channels, ["path progress", "facing"]);
+    assert_eq!(clip.tracks[3].channels, ["raw frames"]);
+    let pose = |f: f32| at(&scene, "M1", f);
+
+    // Frame 15 on the sheet: rotation eased from 0.5 to (141 + 35 r) / 255 of 90 degrees,
+    // scale (1.5, 1, 0.75), position 1/4 of the way from (0,0,0) at 10 to (0,4,0) at 30, morph
+    // y 3/4 of the way from 0 to 1. Source vertex 1 at (1, 0, 0): x = 7.5 + (2 - 15) * 0.5 = 1.
+    let theta = advisor_ease(0.5) * std::f32::consts::FRAC_PI_2;
+    assert!((advisor_ease(0.5) - 0.62157).abs() < 1e-4);
+    let p15 = pose(15.0);
+    let local = p15.mesh_positions(&scene, 0)[1];
+    assert!(approx(local.to_array(), [1.0, 0.75, 0.0], 1e-5), "{local}");
+    let expected = [1.5 * theta.cos(), 0.75 + 1.0, -1.5 * theta.sin()];
+    assert!(approx(world(&scene, &p15, 0, 1), expected, 1e-4), "{:?} vs {expected:?}", world(&scene, &p15, 0, 1));
+    assert!(!p15.visible[0], "entry -12 hides from frame 12");
+
+    // Frame 5: before the position's first key the authored (5, 0, 0) stays; the rotation is at
+    // fraction 1/6, in the ramp's second step (32 -> 66).
+    let p5 = pose(5.0);
+    assert!(approx(p5.locals[0].w_axis.truncate().to_array(), [5.0, 0.0, 0.0], 1e-6));
+    let scale_x = 1.0 + 5.0 / 30.0;
+    let x_axis = p5.locals[0].x_axis.truncate();
+    assert!((x_axis.length() - scale_x).abs() < 1e-5);
+    let angle = (-x_axis.z).atan2(x_axis.x);
+    assert!((angle - advisor_ease(1.0 / 6.0) * std::f32::consts::FRAC_PI_2).abs() < 1e-4, "{angle}");
+    assert!(p5.visible[0] && pose(26.0).visible[0], "shown from 5, hidden 12, shown 25");
+
+    // UVs: slot 0 (0, 0) is (1, 0) at 10 and (1, 2) at 30; slot 17 is (1/16, 1/16) at rest.
+    let uv20 = pose(20.0).mesh_uvs(&scene, 0).to_vec();
+    assert!(approx(uv20[0].extend(0.0).to_array(), [1.0, 1.0, 0.0], 1e-6));
+    let uv5 = pose(5.0).mesh_uvs(&scene, 0).to_vec();
+    assert!(approx(uv5[17].extend(0.0).to_array(), [0.0625 + 0.5, 0.0625, 0.0], 1e-6));
+
+    // The cart: frame 9 is 30 % of a 2-segment straight path: segment 0 at 0.6, (6, 0, 0),
+    // heading +X, so its +Z turns to +X and +X to Y x Z = -Z.
+    let cart = pose(9.0).locals[4];
+    assert!(approx(cart.w_axis.truncate().to_array(), [6.0, 0.0, 0.0], 1e-4));
+    assert!(approx(cart.z_axis.truncate().to_array(), [1.0, 0.0, 0.0], 1e-5));
+    assert!(approx(cart.x_axis.truncate().to_array(), [0.0, 0.0, -1.0], 1e-5));
+    // Frame 15: 50 % is the corner (10, 0, 0), now heading +Z.
+    let cart = pose(15.0).locals[4];
+    assert!(approx(cart.w_axis.truncate().to_array(), [10.0, 0.0, 0.0], 1e-4));
+    assert!(approx(cart.z_axis.truncate().to_array(), [0.0, 0.0, 1.0], 1e-5));
+    // Frame 29.5: 99 and 3 are 96 apart, so the blend goes 99 -> 103 the short way: 101 wraps to
+    // 1 %, x = 0.02, at (0.2, 0, 0). Frame 30: 3 % at (0.6, 0, 0).
+    assert!(approx(pose(29.5).locals[4].w_axis.truncate().to_array(), [0.2, 0.0, 0.0], 1e-3));
+    assert!(approx(pose(30.0).locals[4].w_axis.truncate().to_array(), [0.6, 0.0, 0.0], 1e-4));
+    // Outside the values' window the cart is left as authored.
+    assert_eq!(pose(31.0).locals[4], scene.nodes[4].local);
+
+    // The flag's raw frames: vertex i of frame f is positions[4 f + index[i]], index [3, 2, 1, 0];
+    // blended between frames 10 and 11.
+    let flag = pose(10.5).mesh_positions(&scene, 1);
+    assert!(approx(flag[0].to_array(), [3.0, 1.05, 0.0], 1e-5), "{flag:?}");
+    assert!(approx(flag[3].to_array(), [0.0, 1.05, 0.0], 1e-5));
+
+    // The lid: hidden by the hide list at the start, shown by its entry 20.
+    assert!(!pose(0.0).visible[2] && !pose(19.0).visible[2] && pose(20.0).visible[2]);
+    // Hiding does not cascade: the flag (under the cart) is shown while nothing hides it.
+    assert!(pose(15.0).visible[1]);
+}
+
+#[test]
+fn the_mesh_box_reading_would_put_the_sheet_elsewhere() {
+    // The old rule decoded morph values into the mesh box: centre midway, step = extent / 1023.
+    // The sheet's mesh box is flat in y (0..0), so under it every y field decodes to 0; the
+    // track box lifts the sheet to y = 2 + (-100) * 0.01 = 1 at frame 20.
+    let (_dir, scene) = rig_dir("mesh-box");
+    let lifted = at(&scene, "M1", 20.0).mesh_positions(&scene, 0);
+    assert!(lifted.iter().all(|p| (p.y - 1.0).abs() < 1e-5), "{:?}", &lifted[..4]);
+    // And x: vertex 1 (field 2 - 15 = -13) is 7.5 - 13 * 0.5 = 1 in the track box, but
+    // 7.5 - 13 * 15 / 1023 = 7.31 in the mesh box.
+    assert!((lifted[1].x - 1.0).abs() < 1e-5);
+}
+
+#[test]
+fn scan_reports_the_notes_tallies() {
+    let dir = temp_dir("scan-notes");
+    let (rig, anim) = every_channel();
+    write(&dir, "rig.MD2", &rig.to_bytes());
+    write(&dir, "rigM1.MD2", &anim.to_bytes());
+    write(&dir, "rigc.MD2", &AnimFile { last_frame: 5, ..Default::default() }.to_bytes());
+    let (mesh, fountain_anim) = fountain();
+    write(&dir, "fountain.MD2", &mesh.to_bytes());
+    write(&dir, "fountainM1.MD2", &fountain_anim.to_bytes());
+    let coaster = MeshFile {
+        flags: 0x5,
+        meshes: vec![simple_mesh("rail", None, ROW_IDENTITY, door(), None)],
+        ..Default::default()
+    };
+    write(&dir, "coaster.MD2", &coaster.to_bytes());
+    let report = mdview::scan::scan_dir(&dir).unwrap();
+    // rigM1: one track of each node channel on a base; fountainM1 adds visibility.
+    for (kind, tally) in [
+        ("position", &report.position),
+        ("scale", &report.scale),
+        ("path", &report.path_progress),
+        ("raw frames", &report.raw_frames),
+    ] {
+        assert_eq!((tally.decoded, tally.skipped), (1, 0), "{kind}");
+    }
+    assert_eq!(report.visibility.decoded, 2 + 1);
+    assert_eq!((report.eased_rotation_tracks, report.eased_keys, report.clips_with_easing), (1, 1, 1));
+    assert_eq!(report.eased_keys_non_monotonic, 0, "Advisorm1's curve rises");
+    assert_eq!(report.additive_models, 1);
+    assert_eq!((report.models_with_paths, report.paths), (1, 1));
+    assert_eq!(report.animations_by_role.get("M"), Some(&2));
+    assert_eq!(report.animations_by_role.get("C"), Some(&1));
+    assert_eq!(report.bare_role_files, 1);
+    assert_eq!((report.blocks_with_hide_list, report.hide_list_entries), (1, 1));
+    // The sheet's 256 entries have 3 keys each; the fountain's first entry has 3.
+    assert_eq!((report.uv_multi_key_entries, report.uv_multi_key_tracks, report.uv_most_keys), (257, 2, 3));
+    let b = &report.morph_box;
+    assert_eq!((b.tracks, b.same_as_mesh_box), (2, 0));
+    // The sheet's first key is its rest pose in the track box only; the fountain's is neither.
+    assert_eq!((b.first_key_at_rest_track_box, b.first_key_at_rest_mesh_box, b.first_key_at_rest_both), (1, 0, 0));
+    assert_eq!(b.corners_match_extremes, 2);
+    let text = report.to_text();
+    assert!(text.contains("eased rotation tracks") && text.contains("box = mesh box"), "{text}");
+}
+
+#[test]
+fn additive_models_compose_rotation_and_add_position() {
+    let quarter = |radians: f32| {
+        let (s, c) = (radians.sin(), radians.cos());
+        [c, 0., -s, 0., 0., 1., 0., 0., s, 0., c, 0., 1., 2., 3., 1.]
+    };
+    let anim = AnimFile {
+        last_frame: 10,
+        tracks: vec![TrackSpec {
+            target: 0,
+            rotation: vec![RotationKeySpec { frame: 0, curve: 0xFFFF, quat: Q_Y90 }],
+            position: Some(PositionSpec { kind: 0x18, points: vec![[0.0, 1.0, 0.0]], frames: vec![0] }),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    for (flags, expected) in [(0x5, [0.0, 3.0, 3.0]), (0x1, [0.0, 1.0, -1.0])] {
+        let dir = temp_dir(&format!("additive-{flags}"));
+        let model = MeshFile {
+            flags,
+            meshes: vec![simple_mesh("rail", None, quarter(std::f32::consts::FRAC_PI_2), door(), None)],
+            ..Default::default()
+        };
+        write(&dir, "rail.MD2", &model.to_bytes());
+        write(&dir, "railM1.MD2", &anim.to_bytes());
+        let scene = formats::open(&dir.join("rail.MD2")).unwrap();
+        // Additive: authored 90 then key 90 = 180 degrees, (1,0,0) -> (-1,0,0), plus (1,2,3) +
+        // (0,1,0). Replacing: the key's 90 degrees, (1,0,0) -> (0,0,-1), at (0,1,0).
+        let got = world(&scene, &at(&scene, "M1", 5.0), 0, 1);
+        assert!(approx(got, expected, 1e-5), "flags {flags:#x}: {got:?}");
+    }
+}
+
+#[test]
+fn export_and_info_carry_every_channel() {
+    let (dir, scene) = rig_dir("every-export");
+    let out_path = dir.join("posed.obj");
+    let out = mdview(&["export", p(&dir.join("rig.MD2")), "--anim", "M1", "--frame", "10.5", "-o", p(&out_path)]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let objects = obj_positions(&std::fs::read_to_string(&out_path).unwrap());
+    // The flag rides the cart: frame 10.5 is 35 % of the path, x = 0.7 on segment 0, at (7, 0, 0)
+    // facing +X, so the flag's local (3, 1.05, 0) lands at (7, 1.05, -3).
+    let flag = objects.iter().find(|(name, _)| name.contains("flag")).expect("flag exported");
+    assert!(approx(flag.1[0], [7.0, 1.05, -3.0], 1e-3), "{:?}", flag.1[0]);
+    // The lid is hidden at 10.5 (hide list, shown only from 20), so it is not exported.
+    assert!(!objects.iter().any(|(name, _)| name.contains("lid")), "{objects:?}");
+
+    let out = mdview(&["info", p(&dir.join("rigM1.MD2")), "--json"]);
+    assert!(out.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["frames"], 30.0);
+    let tracks = json["tracks"].as_array().unwrap();
+    assert!(tracks.iter().all(|t| t["skipped"].is_null()), "{tracks:?}");
+    assert_eq!(scene.clips[0].tracks.len(), tracks.len());
 }

@@ -206,3 +206,26 @@ fn stepping_through_a_folder_of_20k_vertex_models() {
     let limit = if cfg!(debug_assertions) { 3000.0 } else { 1000.0 };
     assert!(median < limit, "median step {median} ms (limit {limit} ms)");
 }
+
+#[test]
+fn the_sheet_view_shows_a_thumbnail_per_model() {
+    if !xvfb_available() {
+        return;
+    }
+    let dir = common::temp_dir("window-sheet-models");
+    for (name, data) in mdview::demo::files() {
+        common::write(&dir, name, data);
+    }
+    // The screenshot waits for the thumbnails.
+    let (img, _) = screenshot(&[dir.to_string_lossy().as_ref(), "--sheet-view"], "window-sheet");
+    // Three thumbnails of 160 px in a row from the viewport's left edge (the folder panel is
+    // 230 px wide), each of the model over the renderer's background, not a grey placeholder.
+    for k in 0..3 {
+        let x0 = 238 + k * 166;
+        let background = *img.get_pixel(x0 + 8, 44); // inside the selection outline
+        assert!(luma(&background) > 45.0 && luma(&background) < 70.0, "thumbnail {k}: {background:?}");
+        let framed = fraction(&img, x0 + 10, 44, x0 + 150, 184, |p| *p == background);
+        let model = fraction(&img, x0 + 10, 44, x0 + 150, 184, |p| luma(p) > 90.0);
+        assert!(framed > 0.02 && model > 0.03, "thumbnail {k}: {framed:.2} background, {model:.3} model");
+    }
+}

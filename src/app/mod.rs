@@ -16,6 +16,7 @@
 
 pub mod loader;
 pub mod panel;
+pub mod sheet;
 pub mod state;
 pub mod timeline;
 pub mod viewport;
@@ -50,6 +51,8 @@ pub struct ViewerOptions {
     /// Benchmark: step to the next model this many times, each as soon as the previous one is
     /// on screen, printing how long each took from the (simulated) key press.
     pub bench_steps: Option<u32>,
+    /// Start in the sheet view (thumbnails of the folder) instead of the 3D view.
+    pub sheet: bool,
 }
 
 /// Events other threads send to the event loop.
@@ -69,6 +72,8 @@ pub enum Action {
     PickFile,
     PickFolder,
     PlayClip(Option<usize>),
+    /// Show the finished item: the construction clip's last frame ([`crate::scene::Scene::as_built`]).
+    AsBuilt,
     /// Reopen the model with option `option` of the choice keyed `key` (M2 skin profile,
     /// run-time texture, Quake II skin), keeping the other picks, the camera and the clip.
     Choose {
@@ -112,6 +117,8 @@ pub struct Viewer {
     pub viewport_px: [u32; 2],
     /// Per material, what the renderer did with its texture.
     pub texture_report: Option<crate::render::SceneReport>,
+    /// The "Sheet" view of the folder's thumbnails, shown instead of the 3D view when open.
+    pub sheet: sheet::SheetView,
     recent_path: Option<PathBuf>,
 }
 
@@ -130,6 +137,7 @@ impl Viewer {
             drop_hover: false,
             viewport_px: [1, 1],
             texture_report: None,
+            sheet: sheet::SheetView::default(),
             recent_path,
         }
     }
@@ -159,7 +167,11 @@ impl Viewer {
         timeline::timeline_ui(ui, self);
         panel::files_ui(ui, self);
         panel::inspector_ui(ui, self);
-        viewport::viewport_ui(ui, self, viewport_texture);
+        if self.sheet.open {
+            sheet::sheet_ui(ui, self);
+        } else {
+            viewport::viewport_ui(ui, self, viewport_texture);
+        }
         if self.show_help {
             panel::help_ui(ui.ctx(), &mut self.show_help);
         }
@@ -194,6 +206,9 @@ impl Viewer {
             }
             if i.key_pressed(Key::F) {
                 self.actions.push(Action::FrameModel);
+            }
+            if i.key_pressed(Key::S) {
+                self.sheet.open = !self.sheet.open;
             }
             if i.key_pressed(Key::R) {
                 self.actions.push(Action::ResetCamera);
@@ -250,7 +265,11 @@ impl Viewer {
 }
 
 /// Opens the viewer and runs until the window closes.
+/// When [`run`] began: start-up is measured from here to the first frame with the model.
+static VIEWER_START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+
 pub fn run(options: ViewerOptions) -> Result<()> {
+    VIEWER_START.get_or_init(Instant::now);
     let event_loop = EventLoop::<UserEvent>::with_user_event()
         .build()
         .context("could not open a window (no display? set DISPLAY or WAYLAND_DISPLAY, or use xvfb-run)")?;
@@ -314,12 +333,14 @@ impl App {
         let egui_ctx = egui::Context::default();
         panel::setup_style(&egui_ctx);
         let bench_left = options.bench_steps;
+        let mut viewer = Viewer::new(Recent::default_path());
+        viewer.sheet.open = options.sheet;
         App {
             options,
             proxy,
             egui_ctx,
             gfx: None,
-            viewer: Viewer::new(Recent::default_path()),
+            viewer,
             loader,
             fatal: None,
             last_frame: Instant::now(),
@@ -418,7 +439,7 @@ impl App {
                 self.frames_since_ready.get_or_insert(0);
             }
         }
-        if path.is_dir() {
+        if path.is_dir() || crate::formats::vfs::is_archive(path) {
             self.viewer.save_recent();
         }
     }
@@ -441,9 +462,15 @@ impl App {
             let path = if folder {
                 dialog.pick_folder()
             } else {
-                let extensions: Vec<String> =
-                    crate::formats::MODEL_EXTENSIONS.iter().flat_map(|e| [e.to_string(), e.to_uppercase()]).collect();
-                dialog.add_filter("Models (md2, mdr, m2)", &extensions).add_filter("All files", &["*"]).pick_file()
+                let extensions: Vec<String> = crate::formats::MODEL_EXTENSIONS
+                    .iter()
+                    .chain(&["wad"])
+                    .flat_map(|e| [e.to_string(), e.to_uppercase()])
+                    .collect();
+                dialog
+                    .add_filter("Models and TPW archives (md2, mdr, m2, wad)", &extensions)
+                    .add_filter("All files", &["*"])
+                    .pick_file()
             };
             let _ = proxy.send_event(UserEvent::Picked { path, folder, elapsed: started.elapsed() });
         });
@@ -471,6 +498,11 @@ impl App {
                 Action::PlayClip(clip) => {
                     if let Some(doc) = &mut self.viewer.session.doc {
                         doc.play_clip(clip);
+                    }
+                }
+                Action::AsBuilt => {
+                    if let Some(doc) = &mut self.viewer.session.doc {
+                        doc.show_as_built();
                     }
                 }
                 Action::Choose { key, option } => {
@@ -521,7 +553,14 @@ impl App {
         let doc_path = self.viewer.session.doc.as_ref().map(|d| d.path.clone());
         let (dir, stem) = match &doc_path {
             Some(p) => (
-                p.parent().map(Path::to_path_buf).unwrap_or_default(),
+                // A model inside an archive saves beside the archive.
+                crate::formats::wad::path::split_member_path(p)
+                    .map(|m| m.archive)
+                    .as_deref()
+                    .unwrap_or(p)
+                    .parent()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_default(),
                 p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "mdview".into()),
             ),
             None => (PathBuf::from("."), "mdview".to_string()),
@@ -635,6 +674,7 @@ impl App {
             full_output.textures_delta.clear();
             return;
         };
+        self.viewer.sheet.pump(&gfx.device, &gfx.queue, gfx.viewport.sample_count(), &self.egui_ctx);
 
         // The pose follows the timeline, which playback, keys and scrubbing all move; billboard
         // bones face the camera.
@@ -672,9 +712,10 @@ impl App {
         let screen =
             egui_wgpu::ScreenDescriptor { size_in_pixels: [gfx.config.width, gfx.config.height], pixels_per_point };
 
+        // In the sheet view, the screenshot also waits for the thumbnails.
         let want_shot = self.frames_since_ready.is_some_and(|n| {
             self.options.screenshot.is_some() && n >= self.options.screenshot_after_frames.unwrap_or(30)
-        });
+        }) && !self.viewer.sheet.busy();
         if want_shot && let Some(path) = self.options.screenshot.clone() {
             let result = capture_window(gfx, &paint_jobs, &screen)
                 .ok_or_else(|| anyhow!("could not read the window back from the GPU"))
@@ -716,6 +757,15 @@ impl App {
                 decode_ms: decode_time.as_secs_f64() * 1000.0,
                 on_screen_ms: requested_at.elapsed().as_secs_f64() * 1000.0,
             };
+            if self.viewer.last_open.is_none()
+                && let Some(start) = VIEWER_START.get()
+            {
+                log::info!(
+                    "start-up: first frame with the model {:.1} ms after the viewer started (decode {:.1} ms)",
+                    start.elapsed().as_secs_f64() * 1000.0,
+                    timing.decode_ms
+                );
+            }
             self.viewer.last_open = Some(timing);
             if self.bench_left.is_some() {
                 self.bench_step(timing, event_loop);
@@ -727,6 +777,9 @@ impl App {
         let playing = self.viewer.session.doc.as_ref().is_some_and(|d| d.timeline.playing);
         let delay = if playing || self.options.screenshot.is_some() {
             Duration::ZERO
+        } else if self.viewer.sheet.busy() {
+            // Thumbnails arrive from the decoders without an event; look for them soon.
+            repaint_delay.min(Duration::from_millis(30))
         } else if self.viewer.session.pending.is_some() {
             // Only the spinner moves, and most models arrive before it would show: draw it
             // at 4 fps, so that when the model arrives the loop is idle and draws it at once
@@ -793,10 +846,13 @@ impl ApplicationHandler<UserEvent> for App {
         if self.gfx.is_some() {
             return;
         }
+        // The loader decodes the first model while the window and the device are created.
+        self.open_initial();
+        let started = Instant::now();
         match self.init_gfx(event_loop) {
             Ok(gfx) => {
+                log::info!("start-up: window and device ready in {:.1} ms", started.elapsed().as_secs_f64() * 1000.0);
                 self.gfx = Some(gfx);
-                self.open_initial();
                 if let Some(gfx) = &self.gfx {
                     gfx.window.request_redraw();
                 }

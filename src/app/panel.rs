@@ -48,6 +48,10 @@ pub fn toolbar_ui(ui: &mut Ui, viewer: &mut Viewer) {
             }
             recent_menu_ui(ui, viewer);
             ui.separator();
+            let sheet_hint = "S: the folder's models as thumbnails; click one to open it";
+            ui.add_enabled_ui(viewer.session.folder.is_some(), |ui| {
+                ui.toggle_value(&mut viewer.sheet.open, "Sheet").on_hover_text(sheet_hint);
+            });
             let d = &mut viewer.display;
             ui.toggle_value(&mut d.textured, "Textures").on_hover_text("T");
             ui.toggle_value(&mut d.lit, "Lighting").on_hover_text("L");
@@ -154,7 +158,7 @@ pub fn files_ui(ui: &mut Ui, viewer: &mut Viewer) {
         let Some(folder) = &mut viewer.session.folder else {
             ui.add_space(6.0);
             ui.heading("Folder");
-            ui.weak("Open a model or drop a folder onto the window to list its models here.");
+            ui.weak("Open a model or drop a folder or .wad archive onto the window to list its models here.");
             return;
         };
         ui.add_space(4.0);
@@ -178,15 +182,29 @@ pub fn files_ui(ui: &mut Ui, viewer: &mut Viewer) {
             ui.weak("No model matches the filter.");
         }
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+            // Archives list every directory: a heading for each, entries indented under it.
+            let mut shown_dir = String::new();
             for index in visible {
                 let Some(entry) = folder.entries.get(index) else { continue };
+                let subdir = folder.subdir_of(&entry.path);
+                if subdir != shown_dir {
+                    ui.add_space(2.0);
+                    ui.label(RichText::new(format!("{subdir}/")).strong().small());
+                    shown_dir = subdir;
+                }
+                let indent = if shown_dir.is_empty() { 0.0 } else { 8.0 * (shown_dir.matches('/').count() + 1) as f32 };
                 let current = folder.current == Some(index);
                 let label = if entry.animations.is_empty() {
                     entry.name.clone()
                 } else {
                     format!("{}  ({} anim)", entry.name, entry.animations.len())
                 };
-                let response = ui.selectable_label(current, label);
+                let response = ui
+                    .horizontal(|ui| {
+                        ui.add_space(indent);
+                        ui.selectable_label(current, label)
+                    })
+                    .inner;
                 if current && viewer.session.pending.is_none() {
                     // Keep the current entry in view while stepping with the keyboard.
                     if doc_path.as_ref().is_some_and(|p| folder.index_of(p) == Some(index)) {
@@ -199,7 +217,7 @@ pub fn files_ui(ui: &mut Ui, viewer: &mut Viewer) {
                 for anim in &entry.animations {
                     let playing = playing_source.as_deref().is_some_and(|s| s == anim.as_path());
                     ui.horizontal(|ui| {
-                        ui.add_space(16.0);
+                        ui.add_space(16.0 + indent);
                         let text = RichText::new(format!("↪ {}", file_name(anim))).small();
                         if ui.selectable_label(playing && current, text).clicked() {
                             viewer.actions.push(Action::Open(anim.clone()));
@@ -584,11 +602,16 @@ fn frame_name(doc: &Document) -> Option<&str> {
 
 fn animations_ui(ui: &mut Ui, doc: &Document, actions: &mut Vec<Action>) {
     if doc.scene.clips.is_empty() {
-        ui.weak("No animations. TPW animations are files named <model>M1.md2, M2… beside the model.");
+        ui.weak("No animations. TPW animations sit beside the model as <model><role><n>.md2 (C, I, M1, M2…).");
         return;
     }
     if ui.selectable_label(doc.clip.is_none(), "Rest pose").clicked() {
         actions.push(Action::PlayClip(None));
+    }
+    if doc.scene.as_built.is_some()
+        && ui.selectable_label(false, "As built").on_hover_text("The construction clip (C) on its last frame").clicked()
+    {
+        actions.push(Action::AsBuilt);
     }
     for (index, clip) in doc.scene.clips.iter().enumerate() {
         let playing = doc.clip == Some(index);
@@ -711,9 +734,10 @@ fn info_ui(ui: &mut Ui, doc: &Document, timing: Option<super::OpenTiming>) {
 
 /// Every key, in a window toggled with F1.
 pub const KEYS: &[(&str, &str)] = &[
-    ("Ctrl+O", "open a model"),
+    ("Ctrl+O", "open a model or .wad archive"),
     ("Ctrl+Shift+O", "open a folder"),
     ("PageDown / PageUp", "next / previous model in the folder"),
+    ("S", "sheet: the folder's models as thumbnails (click one to open it)"),
     ("Space", "play / pause"),
     (", and .", "previous / next frame"),
     ("Home / End", "first / last frame"),

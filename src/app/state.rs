@@ -36,8 +36,19 @@ pub struct Folder {
 }
 
 impl Folder {
-    /// Lists the model files of `dir` (not recursive).
+    /// Lists the model files of `dir` (not recursive). A `.wad` archive is listed whole, every
+    /// directory in it, as a tree (entries sorted by directory, then name).
     pub fn scan(dir: &Path) -> std::io::Result<Folder> {
+        if crate::formats::vfs::is_archive(dir) {
+            crate::formats::vfs::archive(dir)?;
+            let mut files = Vec::new();
+            let mut dirs = vec![dir.to_path_buf()];
+            while let Some(inner) = dirs.pop() {
+                files.extend(crate::formats::vfs::list_files(&inner));
+                dirs.extend(crate::formats::vfs::list_dirs(&inner));
+            }
+            return Ok(Folder::from_files(dir, files));
+        }
         let files = std::fs::read_dir(dir)?
             .filter_map(|e| e.ok())
             .map(|e| e.path())
@@ -46,14 +57,26 @@ impl Folder {
         Ok(Folder::from_files(dir, files))
     }
 
+    /// The directory of `path` inside this folder (`""` at its top), for archives shown as trees.
+    pub fn subdir_of(&self, path: &Path) -> String {
+        path.strip_prefix(&self.dir)
+            .ok()
+            .and_then(Path::parent)
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_default()
+    }
+
     /// Groups `files` into entries: an animation file whose base model is among `files` goes
     /// under that model; an animation without its base stays a normal entry so it can still be
     /// opened (and reports what it needs).
     pub fn from_files(dir: &Path, files: Vec<PathBuf>) -> Folder {
-        let entries = group_models(files)
+        let mut entries: Vec<FolderEntry> = group_models(files)
             .into_iter()
             .map(|group| FolderEntry { name: name_of(&group.model), path: group.model, animations: group.animations })
             .collect();
+        // By directory first, so an archive's tree lists (and steps) one directory at a time.
+        let subdir = |p: &Path| p.parent().map(|d| d.to_string_lossy().to_lowercase()).unwrap_or_default();
+        entries.sort_by_key(|e| subdir(&e.path));
         Folder { dir: dir.to_path_buf(), entries, filter: String::new(), current: None }
     }
 
@@ -422,6 +445,16 @@ impl Document {
         self.update_pose();
     }
 
+    /// Shows the scene's "as built" pose: its construction clip, paused on the last frame.
+    pub fn show_as_built(&mut self) {
+        if let Some(clip) = self.scene.as_built {
+            self.play_clip(Some(clip));
+            self.timeline.playing = false;
+            self.timeline.to_end();
+            self.update_pose();
+        }
+    }
+
     /// Re-evaluates the pose at the timeline's time.
     pub fn update_pose(&mut self) {
         self.pose.global_time = Some(self.timeline.global_time);
@@ -467,7 +500,8 @@ impl Session {
     /// file is loaded with its folder listed around it. An animation file opens its base model
     /// (playing that animation) when the base is beside it. Errors are for the UI.
     pub fn target_for(&mut self, path: &Path) -> Result<PathBuf, String> {
-        if path.is_dir() {
+        // A `.wad` archive is browsed like a folder; a member of one lists the whole archive.
+        if path.is_dir() || crate::formats::vfs::is_archive(path) {
             let folder = Folder::scan(path).map_err(|e| format!("{}: {e}", path.display()))?;
             let first = folder.visible().first().copied();
             let Some(first) = first.and_then(|i| folder.entries.get(i)).map(|e| e.path.clone()) else {
@@ -482,11 +516,12 @@ impl Session {
             self.set_current(&first);
             return Ok(first);
         }
-        if !path.exists() {
+        if !crate::formats::vfs::is_file(path) {
             return Err(format!("{}: no such file", path.display()));
         }
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        let dir = match (crate::formats::wad::path::split_member_path(path), path.parent()) {
+            (Some(member), _) => member.archive,
+            (None, Some(d)) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
         };
         let same_dir = self.folder.as_ref().is_some_and(|f| f.dir == dir);

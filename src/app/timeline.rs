@@ -23,6 +23,14 @@ pub fn timeline_ui(ui: &mut Ui, viewer: &mut Viewer) {
                 if ui.selectable_label(doc.clip.is_none(), "Rest pose").clicked() {
                     viewer.actions.push(Action::PlayClip(None));
                 }
+                if doc.scene.as_built.is_some()
+                    && ui
+                        .selectable_label(false, "As built")
+                        .on_hover_text("The construction clip's last frame")
+                        .clicked()
+                {
+                    viewer.actions.push(Action::AsBuilt);
+                }
                 for (index, clip) in doc.scene.clips.iter().enumerate() {
                     if ui.selectable_label(doc.clip == Some(index), &clip.name).clicked() {
                         viewer.actions.push(Action::PlayClip(Some(index)));

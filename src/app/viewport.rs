@@ -128,6 +128,11 @@ impl Viewport {
         Viewport { renderer, loaded: false, target: None }
     }
 
+    /// The MSAA sample count of the viewport's renderer (1 on software rasterisers).
+    pub fn sample_count(&self) -> u32 {
+        self.renderer.sample_count()
+    }
+
     /// Uploads a newly opened scene with the images it was opened with.
     pub fn load(&mut self, doc: &Document) -> SceneReport {
         self.loaded = true;

@@ -6,10 +6,9 @@
 //!   model written on Windows names `Skin.PCX` as `skin.pcx`). Reading a member goes through
 //!   the folder's [`FolderSource`] too.
 //! - **The seam for archives.** [`FolderSource`] is where a folder's listing and bytes come
-//!   from. Today it is a directory on disk; a directory inside a `.wad` archive becomes a
-//!   second variant, with its own `list` and `read` arms. Nothing above this module needs to
-//!   change for that: [`Asset`] names a member of any folder, and its `location` is what
-//!   users see.
+//!   from: a directory on disk, or a directory inside a `.wad` archive (read through
+//!   [`super::vfs`]). [`Asset`] names a member of either, and its `location` (a path through
+//!   the archive, `data/jungle.wad/textures/sea.wct`) is what users see.
 //! - **Images.** [`IMAGE_EXTENSIONS`] is the one list of image extensions; [`resolve_texture`]
 //!   (via [`Assets::resolve_texture`]) is the one resolver; [`decode_image`] is the one decoder
 //!   entry point (PNG, TGA, BMP and JPEG through `image`, PCX and BLP through our checked
@@ -24,7 +23,7 @@ use std::sync::Arc;
 use crate::scene::{Image, ImageSource, Scene, SceneImage};
 
 /// Extensions tried for a texture name, in order of preference.
-pub const IMAGE_EXTENSIONS: [&str; 7] = ["png", "tga", "bmp", "pcx", "jpg", "jpeg", "blp"];
+pub const IMAGE_EXTENSIONS: [&str; 8] = ["png", "tga", "bmp", "pcx", "jpg", "jpeg", "blp", "wct"];
 
 /// Extensions of the model files mdview opens (folder stepping and `scan`).
 pub const MODEL_EXTENSIONS: [&str; 3] = ["md2", "mdr", "m2"];
@@ -48,6 +47,8 @@ fn has_extension(path: &Path, extensions: &[&str]) -> bool {
 pub enum FolderSource {
     /// A directory on disk.
     Directory(PathBuf),
+    /// A directory inside a `.wad` archive (`dir` is `/`-separated, `""` for its root).
+    Archive { archive: PathBuf, dir: String },
 }
 
 impl FolderSource {
@@ -66,27 +67,61 @@ impl FolderSource {
                     })
                     .collect()
             }
+            FolderSource::Archive { archive, dir } => {
+                let Ok(wad) = super::vfs::archive(archive) else { return Vec::new() };
+                let (dirs, files) = wad.index.list_dir(dir);
+                let files = files.into_iter().map(|e| (e.name().to_string(), false));
+                dirs.into_iter().map(|d| (d, true)).chain(files).collect()
+            }
         }
     }
 
     fn read(&self, member: &str) -> std::io::Result<Vec<u8>> {
         match self {
             FolderSource::Directory(dir) => std::fs::read(dir.join(member)),
+            FolderSource::Archive { archive, dir } => super::vfs::read_member(&super::wad::path::MemberPath {
+                archive: archive.clone(),
+                member: join(dir, member),
+            }),
         }
     }
 
-    /// The member's path on disk, where it has one.
+    /// The member's path: on disk, or through its archive (which [`super::vfs::read`] and
+    /// [`crate::formats::open`] accept).
     fn member_path(&self, member: &str) -> Option<PathBuf> {
         match self {
             FolderSource::Directory(dir) => Some(dir.join(member)),
+            FolderSource::Archive { archive, dir } => Some(super::vfs::join_member(archive, &join(dir, member))),
         }
     }
 
     fn sub_folder(&self, member: &str) -> FolderSource {
         match self {
             FolderSource::Directory(dir) => FolderSource::Directory(dir.join(member)),
+            FolderSource::Archive { archive, dir } => {
+                FolderSource::Archive { archive: archive.clone(), dir: join(dir, member) }
+            }
         }
     }
+
+    /// Where the folder at `path` lives: a `.wad` archive or a directory inside one (a path
+    /// through it), else a directory on disk.
+    pub fn at(path: &Path) -> FolderSource {
+        if super::vfs::is_archive(path) {
+            return FolderSource::Archive { archive: path.to_path_buf(), dir: String::new() };
+        }
+        if !path.is_dir()
+            && let Some(member) = super::wad::path::split_member_path(path)
+        {
+            return FolderSource::Archive { archive: member.archive, dir: member.member };
+        }
+        FolderSource::Directory(path.to_path_buf())
+    }
+}
+
+/// `dir/name` inside an archive.
+fn join(dir: &str, name: &str) -> String {
+    if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") }
 }
 
 /// One member of a folder: a file to read.
@@ -200,9 +235,9 @@ impl Assets {
         Self::default()
     }
 
-    /// The listing of directory `dir`.
+    /// The listing of folder `dir`: a directory, a `.wad` archive or a directory inside one.
     pub fn folder(&mut self, dir: &Path) -> Arc<Folder> {
-        self.folder_of(FolderSource::Directory(dir.to_path_buf()))
+        self.folder_of(FolderSource::at(dir))
     }
 
     fn folder_of(&mut self, source: FolderSource) -> Arc<Folder> {
@@ -279,15 +314,64 @@ pub fn model_folder(model: &Path) -> PathBuf {
 }
 
 /// The folders searched for a model's textures, in order: the model's folder, a `textures/`
-/// folder beside it, then `extra` (folders the user added).
+/// folder beside it, then `extra` (folders the user added). For a model inside a `.wad`
+/// archive, [`archive_texture_dirs`] come first and the archive's folder stands for the
+/// model's.
 pub fn texture_dirs(model: Option<&Path>, extra: &[PathBuf]) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
-    if let Some(model) = model {
+    let member = model.and_then(super::wad::path::split_member_path);
+    if let Some(member) = &member {
+        dirs.extend(archive_texture_dirs(member));
+    }
+    if let Some(model) = member.as_ref().map(|m| m.archive.as_path()).or(model) {
         let folder = model_folder(model);
+        dirs.push(folder.clone());
         dirs.push(folder.join("textures"));
-        dirs.insert(0, folder);
     }
     dirs.extend(extra.iter().cloned());
+    dirs
+}
+
+/// Where TPW keeps textures for a model inside an archive: the same archive's `textures\`
+/// then `stexture\` (the low-detail set), the model's own directory and the archive's root;
+/// then the theme's shared texture archives beside it (`sharetex.wad`, then `ssharete.wad`);
+/// then the other archives of that folder, in name order. Within each archive, its other
+/// directories follow those. Loose files come after (see [`texture_dirs`]).
+pub fn archive_texture_dirs(member: &super::wad::path::MemberPath) -> Vec<PathBuf> {
+    let in_archive = |archive: &Path| {
+        let join = |dir: &str| super::vfs::join_member(archive, dir);
+        let mut dirs = vec![join("textures"), join("stexture"), archive.to_path_buf()];
+        let mut pending = super::vfs::list_dirs(archive);
+        pending.sort();
+        while let Some(dir) = pending.pop() {
+            pending.extend(super::vfs::list_dirs(&dir));
+            if !dirs.contains(&dir) {
+                dirs.push(dir);
+            }
+        }
+        dirs
+    };
+    let mut dirs = in_archive(&member.archive);
+    if let Some((dir, _)) = member.member.rsplit_once('/') {
+        dirs.insert(2, super::vfs::join_member(&member.archive, dir));
+    }
+    let folder = model_folder(&member.archive);
+    let mut others: Vec<PathBuf> = super::vfs::list_files(&folder)
+        .into_iter()
+        .filter(|p| super::wad::path::has_wad_extension(p) && *p != member.archive)
+        .collect();
+    others.sort_by_key(|p| {
+        let name = p.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
+        let rank = match name.as_str() {
+            "sharetex.wad" => 0,
+            "ssharete.wad" => 1,
+            _ => 2,
+        };
+        (rank, name)
+    });
+    for other in others {
+        dirs.extend(in_archive(&other));
+    }
     dirs
 }
 
@@ -298,8 +382,9 @@ pub fn texture_dirs(model: Option<&Path>, extra: &[PathBuf]) -> Vec<PathBuf> {
 /// 2. a name with folders in it (`/` or `\`), under the model's folder or any folder above it
 ///    (where a game's data folder would be), as the Quake II engine looks skins up;
 /// 3. the base name in each search folder in order: as written when its extension is an
-///    image's, then its stem with each of [`IMAGE_EXTENSIONS`] (an unknown extension such as
-///    `.wct` is also kept in the stem: `sea.wct.png`).
+///    image's (TPW's `.tga` or a bare name tries the `.wct` of that name first), then its stem
+///    with each of [`IMAGE_EXTENSIONS`] (an unknown extension is also kept in the stem:
+///    `sea.xyz.png`).
 ///
 /// Every comparison ignores case.
 pub fn resolve_texture(name: &str, search: &[PathBuf]) -> Option<Asset> {
@@ -317,6 +402,10 @@ pub fn image_candidates(name: &str) -> Vec<String> {
         _ => (base.clone(), None),
     };
     let mut out = Vec::new();
+    // TPW writes `.tga` (or nothing) where the install has a `.wct` of that name.
+    if extension.as_deref().is_none_or(|e| e == "tga") {
+        out.push(format!("{stem}.wct"));
+    }
     let known = extension.as_deref().is_some_and(|e| IMAGE_EXTENSIONS.contains(&e));
     if known {
         out.push(base.clone());
@@ -329,7 +418,8 @@ pub fn image_candidates(name: &str) -> Vec<String> {
             out.push(format!("{base}.{ext}"));
         }
     }
-    out.dedup();
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|name| seen.insert(name.clone()));
     out
 }
 
@@ -343,6 +433,10 @@ pub fn decode_image(bytes: &[u8], name: &str, location: String) -> Result<Image,
     } else if bytes.starts_with(b"BLP2") {
         let blp = super::m2::blp::decode(bytes).map_err(|e| format!("decoding BLP {location}: {e}"))?;
         (blp.width, blp.height, blp.rgba)
+    } else if has_extension(Path::new(name), &["wct"]) && super::wct::looks_like_wct(bytes) {
+        // WCT has no magic bytes: the name says to try it, the header's shape confirms.
+        let wct = super::wct::decode(bytes).map_err(|e| format!("decoding WCT {location}: {e}"))?;
+        (wct.width, wct.height, wct.rgba)
     } else {
         let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes));
         if let Ok(format) = image::ImageFormat::from_path(name) {
@@ -406,13 +500,27 @@ mod tests {
     fn candidates_try_known_extensions_case_insensitively() {
         assert_eq!(
             image_candidates("Palm01"),
-            ["palm01.png", "palm01.tga", "palm01.bmp", "palm01.pcx", "palm01.jpg", "palm01.jpeg", "palm01.blp"]
+            [
+                "palm01.wct",
+                "palm01.png",
+                "palm01.tga",
+                "palm01.bmp",
+                "palm01.pcx",
+                "palm01.jpg",
+                "palm01.jpeg",
+                "palm01.blp"
+            ]
         );
+        // A `.tga` name means the `.wct` of that name first.
+        assert_eq!(image_candidates("Sea.TGA").first().map(String::as_str), Some("sea.wct"));
         let q2 = image_candidates("models/monsters/tank/Skin.PCX");
         assert_eq!(q2.first().map(String::as_str), Some("skin.pcx"));
         assert!(q2.contains(&"skin.png".to_string()));
         let wct = image_candidates("sea.wct");
-        assert!(wct.contains(&"sea.png".to_string()) && wct.contains(&"sea.wct.png".to_string()));
+        assert_eq!(wct.first().map(String::as_str), Some("sea.wct"));
+        assert!(wct.contains(&"sea.png".to_string()));
+        let other = image_candidates("sea.xyz");
+        assert!(other.contains(&"sea.png".to_string()) && other.contains(&"sea.xyz.png".to_string()));
         assert!(image_candidates("").is_empty());
     }
 

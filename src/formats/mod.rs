@@ -14,6 +14,9 @@ pub mod quake2;
 pub mod quake_axes;
 pub mod reader;
 pub mod tpw;
+pub mod vfs;
+pub mod wad;
+pub mod wct;
 
 use std::path::{Path, PathBuf};
 
@@ -57,6 +60,16 @@ pub enum OpenError {
     Io { path: String, source: std::io::Error },
     #[error("{path}: {source}")]
     Decode { path: String, source: DecodeError },
+}
+
+impl OpenError {
+    /// The reason without the path, for places that show the path already (sheet cells).
+    pub fn reason(&self) -> String {
+        match self {
+            OpenError::Io { source, .. } => source.to_string(),
+            OpenError::Decode { source, .. } => source.to_string(),
+        }
+    }
 }
 
 /// Decodes bytes of a detected format on their own, without looking for sibling files.
@@ -104,7 +117,17 @@ pub fn open(path: &Path) -> Result<Scene, OpenError> {
 /// picks a format does not offer are ignored.
 pub fn open_with(path: &Path, picks: &[Pick]) -> Result<Scene, OpenError> {
     let display = path.display().to_string();
-    let data = std::fs::read(path).map_err(|source| OpenError::Io { path: display.clone(), source })?;
+    // Through the archive seam: a path may lead into a `.wad` (`x.wad/models/gate.MD2`).
+    let data = vfs::read(path).map_err(|source| OpenError::Io { path: display.clone(), source })?;
+    if wad::is_wad(&data) {
+        let source = DecodeError::invalid(
+            wad::FORMAT,
+            "magic",
+            0,
+            "a WAD archive is a folder of models: open a member (ARCHIVE.wad/dir/model.md2) or list it with `mdview info`",
+        );
+        return Err(OpenError::Decode { path: display, source });
+    }
     let kind = detect(&data).map_err(|source| OpenError::Decode { path: display.clone(), source })?;
     let mut assets = assets::Assets::new();
     let mut scene = match kind {

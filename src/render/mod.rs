@@ -40,12 +40,15 @@
 //! counter-clockwise. Depth is reversed (near = 1, far = 0) in a 32-bit float buffer, for
 //! precision at any zoom. Colours in [`ViewParams`] are sRGB with straight alpha.
 
+pub mod animated;
 pub mod camera;
 pub mod gpu;
+pub mod label;
 pub mod offscreen;
 pub mod overlays;
 mod pipelines;
 mod resources;
+pub mod sheet;
 pub mod textures;
 
 use std::collections::HashMap;
@@ -905,21 +908,10 @@ fn frame_uniforms(view: &ViewParams, clip_from_world: Mat4, view_from_world: Mat
     }
 }
 
-/// A mesh is drawn when the node placing it and all that node's ancestors are visible.
-fn mesh_visible(scene: &Scene, pose: &Pose, mesh: &Mesh) -> bool {
-    let mut cursor = mesh.node;
-    let mut steps = 0;
-    while let Some(node) = cursor {
-        if !pose.visible.get(node).copied().unwrap_or(true) {
-            return false;
-        }
-        cursor = scene.nodes.get(node).and_then(|n| n.parent);
-        steps += 1;
-        if steps > scene.nodes.len() {
-            break;
-        }
-    }
-    true
+/// A mesh is drawn when the node placing it is visible. Hiding does not reach a node's children
+/// ([`crate::scene::anim::Pose::visible`]; TPW: "a hidden node does not hide what hangs off it").
+fn mesh_visible(_scene: &Scene, pose: &Pose, mesh: &Mesh) -> bool {
+    mesh.node.is_none_or(|node| pose.visible.get(node).copied().unwrap_or(true))
 }
 
 /// Marks `selected` and its descendants (all false when nothing is selected).

@@ -4,7 +4,7 @@
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 
-use super::{Channel, Clip, Curve, Interpolation, Key, MorphBlock, Scene, SkinWeights};
+use super::{Channel, Clip, Curve, EaseRamp, Interpolation, Key, MorphBlock, Path, Scene, SkinWeights, UvSlotKeys};
 
 /// The scene's state at one time.
 #[derive(Debug, Clone, Default)]
@@ -13,7 +13,8 @@ pub struct Pose {
     pub locals: Vec<Mat4>,
     /// Per node, `parent_world * local`.
     pub world: Vec<Mat4>,
-    /// Per node.
+    /// Per node: whether the node's own mesh is drawn. It does not cascade: a hidden node's
+    /// children keep their own flags (TPW's rule; every other format hides nodes explicitly).
     pub visible: Vec<bool>,
     /// Per mesh: render-vertex positions when the clip moves its vertices, else `None`.
     pub positions: Vec<Option<Vec<Vec3>>>,
@@ -141,11 +142,21 @@ impl Pose {
             Channel::NodeRotation { node, authored_inverse, keys } => {
                 self.node_rotation(*node, authored_inverse, keys, time)
             }
-            Channel::NodeTranslation { node, keys } => self.node_translation(*node, keys, time),
+            Channel::NodeRotationEased { node, authored_inverse, keys, ease } => {
+                self.node_rotation_eased(*node, authored_inverse, keys, ease, time)
+            }
+            Channel::NodePosition { node, curve, additive } => self.node_position(scene, *node, curve, *additive, time),
+            Channel::NodeAxisScale { node, keys } => self.node_axis_scale(*node, keys, time),
+            Channel::NodePathProgress { node, path, start, values, face_along, additive } => {
+                self.node_path_progress(scene, *node, path, (*start, values), [*face_along, *additive], time)
+            }
             Channel::NodeVisibility { node, keys } => self.node_visibility(*node, keys, time),
             Channel::VertexMorph { mesh, blocks } => self.vertex_morph(scene, *mesh, blocks, time, marks),
+            Channel::VertexFrames { mesh, times, vertex_count, positions, additive } => {
+                self.vertex_frames(scene, *mesh, times, (*vertex_count, positions), *additive, time, marks)
+            }
             Channel::PackedFrames(packed) => self.packed_frames(scene, packed, time, marks),
-            Channel::UvRamp { mesh, entries } => self.uv_ramp(scene, *mesh, entries, time, marks),
+            Channel::UvKeys { mesh, slots } => self.uv_keys(scene, *mesh, slots, time, marks),
             Channel::BoneFrames { skeleton, times, frames } => {
                 self.bone_frames(*skeleton, times, frames, time, marks);
                 if let Some(flag) = marks.frames_blended.get_mut(*skeleton) {
@@ -174,9 +185,67 @@ impl Pose {
         }
     }
 
-    fn node_translation(&mut self, node: usize, keys: &[Key<Vec3>], time: f32) {
-        if let (Some(local), Some(p)) = (self.locals.get_mut(node), sample_vec3(keys, time)) {
-            local.w_axis = p.extend(1.0);
+    fn node_rotation_eased(
+        &mut self,
+        node: usize,
+        authored_inverse: &Mat4,
+        keys: &[Key<Quat>],
+        ease: &[Option<EaseRamp>],
+        time: f32,
+    ) {
+        let Some((a, b, f)) = segment(keys, time) else { return };
+        let f = match ease.get(a) {
+            Some(Some(ramp)) if a != b => ramp.apply(f),
+            _ => f,
+        };
+        let (Some(ka), Some(kb)) = (keys.get(a), keys.get(b)) else { return };
+        if let Some(local) = self.locals.get_mut(node) {
+            // A dipping curve may give f outside 0..1: slerp extrapolates, as a blend would.
+            let q = Quat::blend(ka.value, kb.value, f);
+            *local = *local * *authored_inverse * Mat4::from_quat(q);
+        }
+    }
+
+    fn node_position(&mut self, scene: &Scene, node: usize, curve: &Curve<Vec3>, additive: bool, time: f32) {
+        if curve.keys.first().is_none_or(|k| time < k.time) {
+            return;
+        }
+        let (Some(local), Some(p)) = (self.locals.get_mut(node), sample_curve(curve, time)) else { return };
+        let authored = scene.nodes.get(node).map(|n| n.local.w_axis.truncate()).unwrap_or(Vec3::ZERO);
+        local.w_axis = if additive { authored + p } else { p }.extend(1.0);
+    }
+
+    fn node_axis_scale(&mut self, node: usize, keys: &[Key<Vec3>], time: f32) {
+        if let (Some(local), Some(lengths)) = (self.locals.get_mut(node), sample_vec3(keys, time)) {
+            for (axis, length) in
+                [&mut local.x_axis, &mut local.y_axis, &mut local.z_axis].into_iter().zip(lengths.to_array())
+            {
+                let direction = axis.truncate().normalize_or_zero();
+                *axis = (direction * length).extend(0.0);
+            }
+        }
+    }
+
+    fn node_path_progress(
+        &mut self,
+        scene: &Scene,
+        node: usize,
+        path: &Path,
+        (start, values): (f32, &[f32]),
+        [face_along, additive]: [bool; 2],
+        time: f32,
+    ) {
+        let Some((position, direction)) = sample_path_progress(path, start, values, time) else { return };
+        let Some(local) = self.locals.get_mut(node) else { return };
+        let authored = scene.nodes.get(node).map(|n| n.local.w_axis.truncate()).unwrap_or(Vec3::ZERO);
+        local.w_axis = if additive { authored + position } else { position }.extend(1.0);
+        if face_along && let Some(forward) = direction.try_normalize() {
+            let right = Vec3::Y.cross(forward).try_normalize().unwrap_or(Vec3::X);
+            let up = forward.cross(right);
+            let lengths = [local.x_axis, local.y_axis, local.z_axis].map(|a| a.truncate().length());
+            local.x_axis = (right * lengths[0]).extend(0.0);
+            local.y_axis = (up * lengths[1]).extend(0.0);
+            local.z_axis = (forward * lengths[2]).extend(0.0);
         }
     }
 
@@ -190,6 +259,30 @@ impl Pose {
         if let Some(source) = self.begin_source(scene, mesh, &mut marks.moved) {
             for block in blocks {
                 sample_morph_block(block, time, source);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn vertex_frames(
+        &mut self,
+        scene: &Scene,
+        mesh: usize,
+        times: &[f32],
+        (vertex_count, positions): (usize, &[Vec3]),
+        additive: bool,
+        time: f32,
+        marks: &mut Marks,
+    ) {
+        let Some((a, b, f)) = frame_segment(times, time) else { return };
+        let frame =
+            |i: usize| positions.get(i.checked_mul(vertex_count)?..i.checked_add(1)?.checked_mul(vertex_count)?);
+        let (Some(fa), Some(fb)) = (frame(a), frame(b)) else { return };
+        let Some(rest) = scene.meshes.get(mesh).map(|m| m.source_positions.as_slice()) else { return };
+        if let Some(source) = self.begin_source(scene, mesh, &mut marks.moved) {
+            for (((slot, pa), pb), base) in source.iter_mut().zip(fa).zip(fb).zip(rest) {
+                let sample = pa.lerp(*pb, f);
+                *slot = if additive { *base + sample } else { sample };
             }
         }
     }
@@ -217,7 +310,7 @@ impl Pose {
         }
     }
 
-    fn uv_ramp(&mut self, scene: &Scene, mesh: usize, entries: &[super::UvRampEntry], time: f32, marks: &mut Marks) {
+    fn uv_keys(&mut self, scene: &Scene, mesh: usize, slots: &[UvSlotKeys], time: f32, marks: &mut Marks) {
         let Some(base) = scene.meshes.get(mesh) else { return };
         let Some(slot) = self.uvs.get_mut(mesh) else { return };
         let uvs = slot.get_or_insert_with(Vec::new);
@@ -228,13 +321,11 @@ impl Pose {
                 *m = true;
             }
         }
-        for entry in entries {
-            let t = if entry.end_time > 0.0 { (time / entry.end_time).clamp(0.0, 1.0) } else { 1.0 };
-            for (k, (s, e)) in entry.start.iter().zip(&entry.end).enumerate() {
-                let component = entry.first as usize + k;
-                if let Some(uv) = uvs.get_mut(component / 2) {
-                    uv[component % 2] = s + (e - s) * t;
-                }
+        for entry in slots {
+            if let (Some(uv), Some((a, b, f))) = (uvs.get_mut(entry.slot as usize), segment(&entry.keys, time))
+                && let (Some(ka), Some(kb)) = (entry.keys.get(a), entry.keys.get(b))
+            {
+                *uv = ka.value.lerp(kb.value, f);
             }
         }
     }
@@ -576,6 +667,35 @@ pub fn sample_curve<T: CurveValue>(curve: &Curve<T>, time: f32) -> Option<T> {
     Some(cubic.settle().unwrap_or(linear))
 }
 
+/// Where path progress puts a node at `time`: the position and direction of travel on `path`,
+/// or `None` outside the values' window (see [`Channel::NodePathProgress`]).
+pub fn sample_path_progress(path: &Path, start: f32, values: &[f32], time: f32) -> Option<(Vec3, Vec3)> {
+    let offset = time - start;
+    let last = values.len().checked_sub(1)?;
+    if !(0.0..=last as f32).contains(&offset) {
+        return None;
+    }
+    let lower = (offset.floor() as usize).min(last);
+    let upper = (lower + 1).min(last);
+    let f = offset - lower as f32;
+    let (a, mut b) = (*values.get(lower)?, *values.get(upper)?);
+    // More than 50 apart: blend the short way round the wrap at 100.
+    if b - a > 50.0 {
+        b -= 100.0;
+    } else if a - b > 50.0 {
+        b += 100.0;
+    }
+    let value = a + (b - a) * f;
+    let percent = (value + 1000.0).rem_euclid(100.0);
+    let segments = path.segments();
+    if segments == 0 {
+        return path.points.first().map(|&p| (p, Vec3::ZERO));
+    }
+    let x = percent * segments as f32 * 0.01;
+    let segment = (x.trunc() as usize).min(segments - 1);
+    path.sample(segment, (x - segment as f32).clamp(0.0, 1.0))
+}
+
 fn last_at_or_before<T>(keys: &[Key<T>], time: f32) -> Option<&Key<T>> {
     let n = keys.partition_point(|k| k.time <= time);
     n.checked_sub(1).and_then(|i| keys.get(i))
@@ -900,6 +1020,40 @@ mod tests {
         assert!((x_at(Some(0), 50.0, None) - 5.0).abs() < 1e-5);
         // The rest pose plays the global channels on the same clock.
         assert!((x_at(None, 0.0, Some(150.0)) - 15.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn ease_ramps_keep_the_last_frame_and_their_dips() {
+        let ramp = EaseRamp([32, 66, 105, 141, 176, 208, 233, 249]);
+        assert_eq!(ramp.apply(0.0), 0.0);
+        // Just under 9 steps keeps t = 1 in the last segment (c7 -> 1), ending at 1 (within its
+        // f32 remainder), not falling back to c7 = 249/255.
+        assert!((ramp.apply(1.0) - 1.0).abs() < 1e-5, "{}", ramp.apply(1.0));
+        // t = 0.5: x = 4.4999976, s = 4, segment (141, 176).
+        let expected = (141.0 + 35.0 * (0.5f32 * EaseRamp::STEPS - 4.0)) / 255.0;
+        assert!((ramp.apply(0.5) - expected).abs() < 1e-6);
+        // A dipping curve is played as stored: t = 2/9 + a little lands in (200, 120), going down.
+        let dip = EaseRamp([200, 120, 60, 20, 40, 90, 180, 240]);
+        assert!(dip.apply(0.25) < dip.apply(0.12));
+    }
+
+    #[test]
+    fn path_progress_wraps_and_takes_the_short_way() {
+        let path = Path {
+            kind: super::super::PathKind::Straight,
+            closed: false,
+            points: vec![Vec3::ZERO, Vec3::X * 10.0, Vec3::new(10.0, 0.0, 10.0)],
+        };
+        assert_eq!(path.segments(), 2);
+        let at = |values: &[f32], time: f32| sample_path_progress(&path, 0.0, values, time).map(|(p, _)| p);
+        // 25 % of 2 segments: segment 0 at 0.5.
+        assert!(at(&[25.0], 0.0).unwrap().abs_diff_eq(Vec3::new(5.0, 0.0, 0.0), 1e-5));
+        // -10 wraps to 90 %: segment 1 at 0.8.
+        assert!(at(&[-10.0], 0.0).unwrap().abs_diff_eq(Vec3::new(10.0, 0.0, 8.0), 1e-4));
+        // 95 -> 5 is 90 apart: halfway is 100, which wraps to 0.
+        assert!(at(&[95.0, 5.0], 0.5).unwrap().abs_diff_eq(Vec3::ZERO, 1e-4));
+        // Outside the window nothing applies.
+        assert!(at(&[95.0, 5.0], 1.5).is_none() && at(&[95.0, 5.0], -0.5).is_none());
     }
 
     #[test]

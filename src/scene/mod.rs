@@ -16,8 +16,10 @@
 //! # How each format maps onto it
 //! - **TPW `.md2`**: mesh nodes and transform-only nodes, both [`Node`]s; the vertex-order table
 //!   becomes `vertex_source`; a material per TPW material. Animation files become [`Clip`]s with
-//!   [`Channel::NodeRotation`] (absolute local orientation keys), [`Channel::VertexMorph`]
-//!   (per-source-vertex keys in blocks sharing key times) and [`Channel::UvRamp`] (UV components ramping to an end frame).
+//!   [`Channel::NodeRotation`] / [`Channel::NodeRotationEased`] (local orientation keys),
+//!   [`Channel::NodePosition`], [`Channel::NodeAxisScale`], [`Channel::NodeVisibility`],
+//!   [`Channel::NodePathProgress`], [`Channel::VertexMorph`] (per-source-vertex keys in blocks
+//!   sharing key times), [`Channel::VertexFrames`] and [`Channel::UvKeys`] (keyed UV slots).
 //! - **Quake II `.md2`**: one mesh node; every frame is a [`Channel::PackedFrames`] sample of
 //!   all source positions (kept quantised), grouped into clips by frame name.
 //! - **Quake 3 `.mdr`**: one skinned mesh per surface ([`SkinWeights`], offsets per influence),
@@ -542,15 +544,124 @@ pub struct MorphBlock {
     pub positions: Vec<Vec3>,
 }
 
-/// One UV-animation entry: `count` consecutive UV components starting at component `first`
-/// (two components per render vertex, u then v) ramp linearly from `start` at time 0 to `end`
-/// at `end_time`, then hold. The value replaces the stored component.
+/// One UV slot's keys (TPW UV animation): render vertex `slot` takes `(u, v)` from `keys`,
+/// blended linearly between the keys around the time and held at the first and last key
+/// outside them. The value replaces the stored UV.
 #[derive(Debug, Clone, PartialEq)]
-pub struct UvRampEntry {
-    pub first: u32,
-    pub start: Vec<f32>,
-    pub end: Vec<f32>,
-    pub end_time: f32,
+pub struct UvSlotKeys {
+    pub slot: u32,
+    pub keys: Vec<Key<Vec2>>,
+}
+
+/// An easing curve for one segment of rotation keys (TPW): a 10-point ramp
+/// `0, c[0]/255, ..., c[7]/255, 1` over 9 equal steps of the even fraction. Curves may dip
+/// (not monotonic); they are played as stored. See [`EaseRamp::apply`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EaseRamp(pub [u8; 8]);
+
+impl EaseRamp {
+    /// The engine's step count, just under 9 so that `t = 1` stays in the 9th segment and
+    /// returns 1 (an exact 9 would fall into a 10th and jump back to `c[7]`).
+    pub const STEPS: f32 = 8.999_995;
+    /// The engine's byte scale, the f32 nearest 1/255 (0.003921568859368563; f32 division rounds to nearest).
+    pub const BYTE_SCALE: f32 = 1.0 / 255.0;
+
+    /// Maps the even fraction `t` (0..=1) between two keys onto the ramp:
+    /// `x = t * STEPS`, `s = trunc(x)`, `r = x - s`; the segment `(a, b)` is `(0, c0)` for
+    /// s = 0, `(c[s-1], c[s])` for 1 <= s <= 7 and `(c7, 1)` for s >= 8; the result is
+    /// `a + (b - a) * r`.
+    pub fn apply(&self, t: f32) -> f32 {
+        let x = t * Self::STEPS;
+        let step = x.trunc();
+        let r = x - step;
+        let byte = |i: usize| f32::from(self.0.get(i).copied().unwrap_or(0)) * Self::BYTE_SCALE;
+        let (a, b) = match step as i32 {
+            i32::MIN..=0 => (0.0, byte(0)),
+            s @ 1..=7 => (byte(s as usize - 1), byte(s as usize)),
+            _ => (byte(7), 1.0),
+        };
+        a + (b - a) * r
+    }
+}
+
+/// How a [`Path`] runs through its points (TPW path type bits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PathKind {
+    /// Cubic Bezier: segment `s` uses points `3s, 3s+1, 3s+2, 3s+3`, indices wrapping modulo
+    /// the point count; `points / 3` segments (minus 1 when open).
+    Bezier,
+    /// Straight lines: segment `s` runs from point `s` to `s + 1`; `points` segments (minus 1
+    /// when open).
+    Straight,
+    /// Uniform Catmull-Rom through points `s-1, s, s+1, s+2` (wrapping when closed, clamped
+    /// when open); `points` segments (minus 1 when open). The engine has this sampler but no
+    /// shipped path uses it, so its exact form is ours.
+    CatmullRom,
+}
+
+/// A path a node can travel along, in the space of its path node (the follower's parent).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Path {
+    pub kind: PathKind,
+    /// The last segment returns to point 0.
+    pub closed: bool,
+    pub points: Vec<Vec3>,
+}
+
+impl Path {
+    /// The number of segments the engine divides the path into.
+    pub fn segments(&self) -> usize {
+        let n = self.points.len();
+        let whole = match self.kind {
+            PathKind::Bezier => n / 3,
+            PathKind::Straight | PathKind::CatmullRom => n,
+        };
+        if self.closed { whole } else { whole.saturating_sub(1) }
+    }
+
+    /// Position and direction of travel (unnormalised, zero where the path stalls) at fraction
+    /// `r` (0..=1) of segment `segment`.
+    pub fn sample(&self, segment: usize, r: f32) -> Option<(Vec3, Vec3)> {
+        let n = self.points.len();
+        if n == 0 {
+            return None;
+        }
+        let wrap = |i: usize| self.points.get(i % n).copied();
+        match self.kind {
+            PathKind::Bezier => {
+                let first = segment.checked_mul(3)?;
+                let [p0, p1, p2, p3] = [wrap(first)?, wrap(first + 1)?, wrap(first + 2)?, wrap(first + 3)?];
+                let s = 1.0 - r;
+                let position = p0 * (s * s * s) + p1 * (3.0 * s * s * r) + p2 * (3.0 * s * r * r) + p3 * (r * r * r);
+                let direction = (p1 - p0) * (3.0 * s * s) + (p2 - p1) * (6.0 * s * r) + (p3 - p2) * (3.0 * r * r);
+                Some((position, direction))
+            }
+            PathKind::Straight => {
+                let (a, b) = (wrap(segment)?, wrap(segment + 1)?);
+                Some((a.lerp(b, r), b - a))
+            }
+            PathKind::CatmullRom => {
+                let at = |i: isize| -> Option<Vec3> {
+                    let i = if self.closed { i.rem_euclid(n as isize) } else { i.clamp(0, n as isize - 1) };
+                    self.points.get(i as usize).copied()
+                };
+                let s = segment as isize;
+                let [p0, p1, p2, p3] = [at(s - 1)?, at(s)?, at(s + 1)?, at(s + 2)?];
+                let (r2, r3) = (r * r, r * r * r);
+                let position = (p1 * 2.0
+                    + (p2 - p0) * r
+                    + (p0 * 2.0 - p1 * 5.0 + p2 * 4.0 - p3) * r2
+                    + (p1 * 3.0 - p0 - p2 * 3.0 + p3) * r3)
+                    * 0.5;
+                let direction = ((p2 - p0)
+                    + (p0 * 2.0 - p1 * 5.0 + p2 * 4.0 - p3) * (2.0 * r)
+                    + (p1 * 3.0 - p0 - p2 * 3.0 + p3) * (3.0 * r2))
+                    * 0.5;
+                Some((position, direction))
+            }
+        }
+    }
 }
 
 /// One animated property of one target.
@@ -559,19 +670,50 @@ pub enum Channel {
     /// The node's absolute local orientation (TPW rotation): the animated local matrix is
     /// `local · U⁻¹ · R(q)` in column-vector terms, where `U` is the orthonormal polar factor
     /// of the authored 3x3 (`authored_inverse` stores `U⁻¹` padded to 4x4). Scale, shear and
-    /// translation stay exactly as authored.
+    /// translation stay exactly as authored. An identity `authored_inverse` composes the key
+    /// with the authored rotation instead (TPW additive models: `local · R(q)`). Slerp between
+    /// keys; outside them the nearest key holds.
     NodeRotation { node: usize, authored_inverse: Mat4, keys: Vec<Key<Quat>> },
-    /// The node's translation relative to its parent replaced by keyed points.
-    NodeTranslation { node: usize, keys: Vec<Key<Vec3>> },
-    /// Node visibility switches: the last key at or before the time decides.
+    /// Like [`Channel::NodeRotation`], with an easing curve per segment (TPW rotation keys
+    /// with a curve id): between keys `i` and `i + 1` the even fraction `t` first goes through
+    /// `ease[i]` ([`EaseRamp::apply`]; `None` leaves it even), then drives the slerp. The lower
+    /// key's curve governs; the last key's entry is unused. Outside the keys the nearest key holds.
+    NodeRotationEased { node: usize, authored_inverse: Mat4, keys: Vec<Key<Quat>>, ease: Vec<Option<EaseRamp>> },
+    /// The node's translation relative to its parent from a curve (TPW position, linear or
+    /// Bezier with the tangents as inner control points). Before the first key the node is left
+    /// as it is; after the last key the last value holds. The value replaces the translation, or
+    /// under `additive` is added to the authored translation.
+    NodePosition { node: usize, curve: Curve<Vec3>, additive: bool },
+    /// Sets the lengths of the node's three basis axes (the local matrix's first three columns,
+    /// each rescaled along its own direction; translation and directions stay) to a linear blend
+    /// of the keys around the time; the nearest key holds outside them (TPW scale).
+    NodeAxisScale { node: usize, keys: Vec<Key<Vec3>> },
+    /// Moves the node along `path` (TPW path progress). `values[i]` is a percentage of the path
+    /// at time `start + i`; the channel acts only for times in `start..=start + values.len() - 1`
+    /// and leaves the node alone outside. Between two values the blend is linear, the short way
+    /// round the 100 % wrap when they are more than 50 apart. The percentage wraps into 0..100
+    /// (`(v + 1000) mod 100`), becomes `p * segments / 100`, whose whole part is the segment
+    /// (clamped to the last) and fraction the place in it ([`Path::sample`]). The point replaces
+    /// the node's translation (added to it under `additive`); under `face_along` the node's
+    /// basis turns so that +Z points along the direction of travel and +X stays horizontal
+    /// (`Y × Z`), each axis keeping its length (the notes don't state the engine's frame; this
+    /// one is ours).
+    NodePathProgress { node: usize, path: Path, start: f32, values: Vec<f32>, face_along: bool, additive: bool },
+    /// Node visibility switches: the last key at or before the time decides; before the first key
+    /// the node keeps what it had. Hiding a node hides its own mesh only, not its children.
     NodeVisibility { node: usize, keys: Vec<Key<bool>> },
     /// Per-source-vertex positions, linearly interpolated (TPW vertex morph).
     VertexMorph { mesh: usize, blocks: Vec<MorphBlock> },
+    /// Whole frames of source positions (TPW raw vertex frames): frame `f` holds
+    /// `positions[f * vertex_count..][..vertex_count]` at `times[f]`, blended linearly between
+    /// neighbouring frames and held outside them. The positions replace the source positions, or
+    /// under `additive` are added to them.
+    VertexFrames { mesh: usize, times: Vec<f32>, vertex_count: usize, positions: Vec<Vec3>, additive: bool },
     /// Whole-mesh keyframes kept quantised as the file stores them (Quake II): see
     /// [`PackedFrames`]. Linearly interpolated between neighbouring frames.
     PackedFrames(PackedFrames),
-    /// UV components ramping to an end time (TPW UV scroll).
-    UvRamp { mesh: usize, entries: Vec<UvRampEntry> },
+    /// Keyed UVs of render vertices (TPW UV animation), see [`UvSlotKeys`].
+    UvKeys { mesh: usize, slots: Vec<UvSlotKeys> },
     /// Per-frame joint matrices (MDR), `frames[f][joint]` in model space, blended linearly.
     BoneFrames { skeleton: usize, times: Vec<f32>, frames: Vec<Vec<Mat4>> },
     /// Keyed joint TRS about the joint's pivot (M2), times in the clip's units.
@@ -619,10 +761,10 @@ impl TrackTime {
 
 /// Quantised whole-mesh frames: source vertex `v` of frame `f` sits at
 /// `scale[f] * (p[lanes[0]], p[lanes[1]], p[lanes[2]]) + translate[f]` where `p` is its packed
-/// record, and its normal is `normal_table[p[3]]` (scene axes). Keeping the file's 4 bytes per
-/// vertex makes decoding a copy; only the two frames being blended are ever unpacked. The
-/// records of every frame of a file sit back to back in one shared buffer; a clip's frames
-/// start at record `first`.
+/// record, and its normal is `normal_table[p[3]]` (scene axes). The records stay where the file
+/// keeps them, 4 bytes per vertex, in one buffer every clip shares (for Quake II the file's own
+/// bytes, checked at decode): the clip's frame `i` starts at byte `first + i × frame_stride`.
+/// Only the two frames being blended are ever unpacked.
 #[derive(Debug, Clone, Default)]
 pub struct PackedFrames {
     pub mesh: usize,
@@ -633,9 +775,12 @@ pub struct PackedFrames {
     pub name_ranges: Vec<(u32, u32)>,
     /// Per frame of the clip: scale and translate, in scene axes.
     pub transforms: Vec<(Vec3, Vec3)>,
-    /// Held as a `Vec` behind the `Arc` so that building it needs no second copy.
-    pub records: std::sync::Arc<Vec<[u8; 4]>>,
+    /// The bytes holding the packed records (shared by every clip of the file).
+    pub records: std::sync::Arc<[u8]>,
+    /// Byte offset of the clip's first frame's records in `records`.
     pub first: usize,
+    /// Bytes from one frame's records to the next.
+    pub frame_stride: usize,
     pub vertex_count: usize,
     /// Which packed byte feeds scene x, y and z (the axis mapping folded into the layout).
     pub lanes: [u8; 3],
@@ -646,9 +791,14 @@ impl PackedFrames {
     /// Frame `index` of the clip: its scale, translate and packed records.
     pub fn frame(&self, index: usize) -> Option<(Vec3, Vec3, &[[u8; 4]])> {
         let (scale, translate) = *self.transforms.get(index)?;
-        let start = self.first.checked_add(index.checked_mul(self.vertex_count)?)?;
-        let records = self.records.get(start..start.checked_add(self.vertex_count)?)?;
-        Some((scale, translate, records))
+        Some((scale, translate, self.records_at(index)?))
+    }
+
+    /// The packed records of frame `index` of the clip (the transforms need not cover it).
+    pub fn records_at(&self, index: usize) -> Option<&[[u8; 4]]> {
+        let start = self.first.checked_add(index.checked_mul(self.frame_stride)?)?;
+        let bytes = self.records.get(start..start.checked_add(self.vertex_count.checked_mul(4)?)?)?;
+        Some(bytes.as_chunks::<4>().0)
     }
 
     /// The name of frame `index` of the clip, if the file names its frames.
@@ -692,11 +842,15 @@ impl Channel {
     pub fn kind_name(&self) -> &'static str {
         match self {
             Channel::NodeRotation { .. } => "rotation",
-            Channel::NodeTranslation { .. } => "position",
+            Channel::NodeRotationEased { .. } => "eased-rotation",
+            Channel::NodePosition { .. } => "position",
+            Channel::NodeAxisScale { .. } => "scale",
+            Channel::NodePathProgress { .. } => "path-progress",
+            Channel::VertexFrames { .. } => "vertex-frames",
             Channel::NodeVisibility { .. } => "visibility",
             Channel::VertexMorph { .. } => "morph",
             Channel::PackedFrames(_) => "frame-morph",
-            Channel::UvRamp { .. } => "uv",
+            Channel::UvKeys { .. } => "uv",
             Channel::BoneFrames { .. } => "bone-frames",
             Channel::BoneTracks { .. } => "bone-tracks",
             Channel::MaterialColor { .. } => "material-color",
@@ -793,6 +947,9 @@ pub struct Scene {
     /// profile, the image used for run-time texture slots); [`crate::formats::open_with`]
     /// reopens the file with other picks.
     pub choices: Vec<OpenChoice>,
+    /// A pose the viewer offers as "as built": the last frame of this clip is how the finished
+    /// item looks (TPW: the construction clip, role C).
+    pub as_built: Option<usize>,
     /// The textures materials refer to, one per distinct name ([`Material::image`]).
     pub images: Vec<SceneImage>,
     /// The folders the texture resolver searched, in order (for the UI's "where did it look").
@@ -851,6 +1008,7 @@ impl Scene {
             details: Vec::new(),
             clip_aliases: Vec::new(),
             choices: Vec::new(),
+            as_built: None,
             images: Vec::new(),
             image_search: Vec::new(),
             global_channels: Vec::new(),
@@ -874,7 +1032,8 @@ impl Scene {
     }
 
     /// World matrices for the given local matrices (one per node), parents first.
-    /// Parent links are validated acyclic by the decoders; a cycle is broken by treating the
+    /// Parent links are acyclic in every decoded scene ([`Scene::validate`]); for a scene built
+    /// by hand and never validated, a cycle is broken by treating the
     /// node as a root, so this always terminates.
     pub fn world_matrices(&self, locals: &[Mat4]) -> Vec<Mat4> {
         let n = self.nodes.len();

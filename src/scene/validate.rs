@@ -5,8 +5,8 @@
 //!   skin or a level of detail; per-vertex arrays whose lengths disagree; a cycle among nodes
 //!   or joints; a number the renderer needs (positions, normals, UVs, matrices) that is not
 //!   finite.
-//! - **Warnings, with the offending piece removed**: an animation channel, a material's image
-//!   or a clip alias that points nowhere. The rest of the scene still shows.
+//! - **Warnings, with the offending piece removed**: an animation channel (of a clip or of
+//!   [`Scene::global_channels`]), a material's image or a clip alias that points nowhere. The rest of the scene still shows.
 
 use glam::{Mat4, Vec2, Vec3};
 
@@ -233,6 +233,15 @@ impl Scene {
             });
             clip.warnings.extend(dropped);
         }
+        let mut dropped = Vec::new();
+        self.global_channels.retain(|channel| {
+            let problem = channel_problem(channel, nodes, meshes, materials, &joints, &source_counts);
+            if let Some(problem) = &problem {
+                dropped.push(format!("global {} channel dropped: {problem}", channel.kind_name()));
+            }
+            problem.is_none()
+        });
+        self.warnings.extend(dropped);
         let images = self.images.len();
         for (i, material) in self.materials.iter_mut().enumerate() {
             if material.image.is_some_and(|image| image >= images) {
@@ -263,8 +272,22 @@ fn channel_problem(
     };
     match channel {
         Channel::NodeRotation { node, .. }
-        | Channel::NodeTranslation { node, .. }
+        | Channel::NodeRotationEased { node, .. }
+        | Channel::NodePosition { node, .. }
+        | Channel::NodeAxisScale { node, .. }
+        | Channel::NodePathProgress { node, .. }
         | Channel::NodeVisibility { node, .. } => out_of_range("node", *node, nodes),
+        Channel::VertexFrames { mesh, times, vertex_count, positions, .. } => out_of_range("mesh", *mesh, meshes)
+            .or_else(|| {
+                let sources = source_counts.get(*mesh).copied().unwrap_or(0);
+                if *vertex_count != sources {
+                    Some(format!("{vertex_count} vertices a frame for a mesh of {sources}"))
+                } else if times.len().checked_mul(*vertex_count) != Some(positions.len()) {
+                    Some(format!("{} positions for {} frames of {vertex_count}", positions.len(), times.len()))
+                } else {
+                    None
+                }
+            }),
         Channel::VertexMorph { mesh, blocks } => out_of_range("mesh", *mesh, meshes).or_else(|| {
             let sources = source_counts.get(*mesh).copied().unwrap_or(0);
             blocks
@@ -274,7 +297,7 @@ fn channel_problem(
                 .map(|v| format!("morph vertex {v} out of range (there are {sources})"))
         }),
         Channel::PackedFrames(packed) => out_of_range("mesh", packed.mesh, meshes),
-        Channel::UvRamp { mesh, .. } => out_of_range("mesh", *mesh, meshes),
+        Channel::UvKeys { mesh, .. } => out_of_range("mesh", *mesh, meshes),
         Channel::BoneFrames { skeleton, .. } => out_of_range("skeleton", *skeleton, joints.len()),
         Channel::BoneTracks { skeleton, joints: tracks } => {
             out_of_range("skeleton", *skeleton, joints.len()).or_else(|| {
@@ -383,7 +406,10 @@ mod tests {
             warnings: Vec::new(),
         });
         scene.default_clip = Some(3);
+        scene.global_channels.push(Channel::NodeVisibility { node: 9, keys: Vec::new() });
         assert_eq!(scene.validate(), Ok(()));
+        assert!(scene.global_channels.is_empty());
+        assert!(scene.warnings.iter().any(|w| w.contains("global visibility channel dropped")), "{:?}", scene.warnings);
         assert_eq!(scene.clips[0].channels.len(), 1);
         assert!(scene.clips[0].warnings[0].contains("node 5 out of range"), "{:?}", scene.clips[0].warnings);
         assert_eq!(scene.default_clip, None);

@@ -92,6 +92,156 @@ pub fn obj_positions(obj: &str) -> Vec<(String, Vec<[f32; 3]>)> {
     out
 }
 
+/// Advisorm1's easing curve 0 (notes §10).
+pub const ADVISOR_CURVE: [u8; 8] = [32, 66, 105, 141, 176, 208, 233, 249];
+
+/// Side of the rig's square sheet grid.
+pub const SHEET_SIDE: u16 = 16;
+
+/// The rig (base model of [`every_channel`]): nodes 0 `sheet` (a 16x16 grid of vertices at
+/// (x, 0, z), x and z in 0..16, authored at (5, 0, 0)), 1 `flag` (4 vertices, child of the cart),
+/// 2 `lid` (3 vertices), 3 `track_path` (a path node for path 0: straight, open, (0,0,0) ->
+/// (10,0,0) -> (10,0,10), so 2 segments), 4 `cart` (child of the path node). `flags` is the
+/// header word at 0x30 (0x1, or 0x5 for additive).
+pub fn rig(flags: u32) -> MeshFile {
+    let side = SHEET_SIDE;
+    let grid: Vec<[f32; 3]> =
+        (0..side).flat_map(|z| (0..side).map(move |x| [f32::from(x), 0.0, f32::from(z)])).collect();
+    let n = side * side;
+    let faces = (0..side - 1)
+        .flat_map(|z| {
+            (0..side - 1).flat_map(move |x| {
+                let a = z * side + x;
+                [[a, a + side, a + 1], [a + 1, a + side, a + side + 1]]
+            })
+        })
+        .collect();
+    let sheet = MeshSpec {
+        name: "sheet".into(),
+        matrix: t(5.0, 0.0, 0.0),
+        vertices: grid,
+        vertex_order: (0..n).collect(),
+        uvs: (0..n).map(|i| [f32::from(i % side) / 16.0, f32::from(i / side) / 16.0]).collect(),
+        faces,
+        materials: vec![MaterialSpec { texture: Some(0), start: 0, end: n - 1 }],
+        ..Default::default()
+    };
+    let flag = simple_mesh(
+        "flag",
+        Some(4),
+        ROW_IDENTITY,
+        vec![[0.0; 3], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]],
+        Some(0),
+    );
+    let lid = simple_mesh("lid", None, t(0.0, 2.0, 0.0), vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]], Some(0));
+    MeshFile {
+        flags,
+        textures: vec![TextureSpec::opaque("rig.wct")],
+        meshes: vec![sheet, flag, lid],
+        dummies: vec![
+            DummySpec { name: "track_path".into(), path: Some(0), ..Default::default() },
+            DummySpec { name: "cart".into(), parent: Some(3), ..Default::default() },
+        ],
+        paths: vec![PathSpec { kind: 0x8, points: vec![[0.0; 3], [10.0, 0.0, 0.0], [10.0, 0.0, 10.0]] }],
+        ..Default::default()
+    }
+}
+
+/// Path-progress values of [`every_channel`], one per frame 0..=30: `f * 10 / 3` up to frame
+/// 27 (90 %), then 95, 99 and 3 (stored wrapped: 99 -> 3 blends the short way, through 100).
+pub fn cart_progress() -> Vec<f32> {
+    (0..=30u16)
+        .map(|f| match f {
+            28 => 95.0,
+            29 => 99.0,
+            30 => 3.0,
+            _ => f32::from(f) * 10.0 / 3.0,
+        })
+        .collect()
+}
+
+/// The morph box of [`every_channel`]'s sheet track: centre (7.5, 2, 7.5), step (0.5, 0.01, 0.5).
+/// It is not the mesh box ((0,0,0)..(15,0,15)): the sheet's y is 0 everywhere, and only the track
+/// box says that frame 20 lifts it to 1.
+pub const SHEET_CENTRE: [f32; 3] = [7.5, 2.0, 7.5];
+pub const SHEET_STEP: [f32; 3] = [0.5, 0.01, 0.5];
+
+/// Packs signed 10-bit fields (X bits 0-9, Y 10-19, Z 20-29).
+pub fn morph_fields(x: i32, y: i32, z: i32) -> u32 {
+    let f = |v: i32| (v as u32) & 0x3FF;
+    f(x) | f(y) << 10 | f(z) << 20
+}
+
+/// The heaviest fixture clip: every channel kind at once on [`rig`], span 0..30.
+/// - track 0 on `sheet`: rotation 0 -> 90 degrees about Y over frames 0..30, the first key eased
+///   by [`ADVISOR_CURVE`]; scale (1,1,1) at 0 -> (2,1,0.5) at 30; straight position (0,0,0) at
+///   10 -> (0,4,0) at 30; visibility [5, -12, 25]; morph in the track box (y field -200 at
+///   frame 0, -100 at 20: y = 0 then 1); UV slots keyed (0: own), (10: +1 u), (30: +1 u, +2 v).
+/// - track 1 on `cart`: path progress ([`cart_progress`]) facing along the path (bit 0x400).
+/// - track 2 on `lid`: visibility [20] (the hide list hides it at the start).
+/// - track 3 on `flag`: raw frames, 31 frames of 4 vertices, vertex `k` of frame `f` stored at
+///   (k, f / 10, 0), read through the index table [3, 2, 1, 0].
+pub fn every_channel() -> (MeshFile, AnimFile) {
+    let side = SHEET_SIDE;
+    let n = side * side;
+    let base = rig(0x1);
+    let sheet_values = |y_field: i32| -> Vec<u32> {
+        (0..n)
+            .map(|i| morph_fields(2 * i32::from(i % side) - 15, y_field, 2 * i32::from(i / side) - 15))
+            .chain([morph_fields(-15, y_field, -15), morph_fields(15, y_field, 15)])
+            .collect()
+    };
+    let mut values = sheet_values(-200);
+    values.extend(sheet_values(-100));
+    let morph = MorphSpec {
+        flags: 0x01,
+        centre: SHEET_CENTRE,
+        step: SHEET_STEP,
+        records: vec![MorphRecordSpec { channels: (0..n + 2).collect(), frames: vec![0, 20], values }],
+    };
+    let uvs = &base.meshes[0].uvs;
+    let uv = uvs
+        .iter()
+        .map(|&[u, v]| UvEntrySpec { keys: vec![(0, [u, v]), (10, [u + 1.0, v]), (30, [u + 1.0, v + 2.0])] })
+        .collect();
+    let half = std::f32::consts::FRAC_1_SQRT_2;
+    let sheet = TrackSpec {
+        target: 0,
+        rotation: vec![
+            RotationKeySpec { frame: 0, curve: 0, quat: [0.0, 0.0, 0.0, 1.0] },
+            RotationKeySpec { frame: 30, curve: 0xFFFF, quat: [0.0, half, 0.0, half] },
+        ],
+        easing: vec![ADVISOR_CURVE],
+        scale: Some(vec![(0, [1.0, 1.0, 1.0]), (30, [2.0, 1.0, 0.5])]),
+        position: Some(PositionSpec { kind: 0x18, points: vec![[0.0; 3], [0.0, 4.0, 0.0]], frames: vec![10, 30] }),
+        visibility: Some(vec![5, -12, 25]),
+        morph: Some(morph),
+        uv: Some(uv),
+        ..Default::default()
+    };
+    let cart = TrackSpec {
+        target: 4,
+        extra_flags: 0x400,
+        path_progress: Some(PathProgressSpec { start: 0, values: cart_progress() }),
+        ..Default::default()
+    };
+    let lid = TrackSpec { target: 2, visibility: Some(vec![20]), ..Default::default() };
+    let flag = TrackSpec {
+        target: 1,
+        raw_frames: Some(RawFramesSpec {
+            index: vec![3, 2, 1, 0],
+            per_frame: 4,
+            positions: (0..=30u16)
+                .flat_map(|f| (0..4u16).map(move |k| [f32::from(k), f32::from(f) / 10.0, 0.0]))
+                .collect(),
+        }),
+        ..Default::default()
+    };
+    let anim =
+        AnimFile { last_frame: 30, hide_list: vec![2], tracks: vec![sheet, cart, lid, flag], ..Default::default() };
+    (base, anim)
+}
+
 /// An 8x8 PCX (RLE, 8-bit, one plane) of one colour: every texel is palette index 1.
 pub fn flat_pcx(rgb: [u8; 3]) -> Vec<u8> {
     let (width, height) = (8u16, 8u16);

@@ -20,7 +20,7 @@ use gltf_json as json;
 use json::validation::{Checked::Valid, USize64};
 use serde_json::{Value, json};
 
-use crate::scene::anim::{Pose, sample_curve, sample_quat, sample_vec3};
+use crate::scene::anim::{Pose, sample_curve, sample_quat};
 use crate::scene::{AlphaMode, BlendMode, Channel, Clip, Key, Scene, SeeThroughKind, TrackTime};
 use decompose::{Caveat, NodeTransform, Trs};
 
@@ -476,16 +476,18 @@ impl<'a> Builder<'a> {
     /// `KHR_texture_transform` offset; other ramps (per-vertex UV keys) are noted as left out.
     fn plan_uv_scrolls(&mut self) {
         let scene = self.scene;
-        for (c, clip) in scene.clips.iter().enumerate() {
+        for clip in &scene.clips {
             for channel in &clip.channels {
-                let Channel::UvRamp { mesh, entries } = channel else { continue };
-                match uniform_scroll(scene, *mesh, entries) {
-                    Some((offset, end_time)) => self.uv_scrolls.push((c, *mesh, offset, end_time)),
-                    None => self.note(format!(
-                        "clip {}: UV ramp on mesh {mesh} not exported (its vertices move by different amounts)",
-                        clip.name
-                    )),
-                }
+                let unmapped = match channel {
+                    Channel::NodeRotationEased { .. } => "eased rotation",
+                    Channel::NodePosition { .. } => "position",
+                    Channel::NodeAxisScale { .. } => "axis scale",
+                    Channel::NodePathProgress { .. } => "path progress",
+                    Channel::VertexFrames { .. } => "vertex frames",
+                    Channel::UvKeys { .. } => "UV keys",
+                    _ => continue,
+                };
+                self.note(format!("clip {}: {unmapped} channel not exported", clip.name));
             }
         }
     }
@@ -1024,19 +1026,6 @@ impl Builder<'_> {
                         times.iter().map(|&t| sample_quat(keys, t).unwrap_or(Quat::IDENTITY)).collect();
                     self.rotations(&mut animation, placed.rotated, &seconds_of(&times), &values);
                 }
-                Channel::NodeTranslation { node, keys } => {
-                    let Some(placed) = self.placed.get(*node).copied() else { continue };
-                    let times = clip_times(clip, keys.iter().map(|k| k.time), false);
-                    let values: Vec<Vec3> = times.iter().map(|&t| sample_vec3(keys, t).unwrap_or(Vec3::ZERO)).collect();
-                    self.vectors(
-                        &mut animation,
-                        placed.outer,
-                        Property::Translation,
-                        &seconds_of(&times),
-                        &values,
-                        false,
-                    );
-                }
                 Channel::NodeVisibility { node, keys } => {
                     let Some(&holder) = self.visibility_nodes.get(node) else { continue };
                     let times = clip_times(clip, keys.iter().map(|k| k.time), false);
@@ -1050,7 +1039,12 @@ impl Builder<'_> {
                     self.vectors(&mut animation, holder, Property::Scale, &seconds_of(&times), &values, true);
                 }
                 Channel::VertexMorph { .. } | Channel::PackedFrames(_) => {}
-                Channel::UvRamp { .. } => {}
+                Channel::NodeRotationEased { .. }
+                | Channel::NodePosition { .. }
+                | Channel::NodeAxisScale { .. }
+                | Channel::NodePathProgress { .. }
+                | Channel::VertexFrames { .. }
+                | Channel::UvKeys { .. } => {}
                 Channel::BoneFrames { skeleton, times, frames } => {
                     self.bone_frames(&mut animation, clip, *skeleton, times, frames);
                 }
@@ -1489,41 +1483,6 @@ fn texture_transform(translation: Vec3, rotation: Quat, scale: Vec3) -> (Vec2, f
 
 fn mesh_uses_material(scene: &Scene, mesh: usize, material: usize) -> bool {
     scene.meshes.get(mesh).is_some_and(|m| m.submeshes.iter().any(|s| s.material == Some(material)))
-}
-
-/// `(offset, end time)` when a UV ramp moves every UV of `mesh` from its stored value by one
-/// offset per axis over one end time; `None` otherwise.
-fn uniform_scroll(scene: &Scene, mesh: usize, entries: &[crate::scene::UvRampEntry]) -> Option<(Vec2, f32)> {
-    let mesh = scene.meshes.get(mesh)?;
-    let end_time = entries.first()?.end_time;
-    let mut delta: [Option<f32>; 2] = [None, None];
-    let mut covered = vec![[false; 2]; mesh.uvs.len()];
-    for entry in entries {
-        if entry.end_time != end_time {
-            return None;
-        }
-        for (k, (start, end)) in entry.start.iter().zip(&entry.end).enumerate() {
-            let component = entry.first as usize + k;
-            let (vertex, axis) = (component / 2, component % 2);
-            let stored = mesh.uvs.get(vertex)?[axis];
-            if (stored - start).abs() > 1e-6 {
-                return None;
-            }
-            let d = end - start;
-            match delta[axis] {
-                Some(known) if (known - d).abs() > 1e-6 => return None,
-                _ => delta[axis] = Some(d),
-            }
-            covered.get_mut(vertex)?[axis] = true;
-        }
-    }
-    // An axis that moves must move on every vertex.
-    for axis in 0..2 {
-        if delta[axis].is_some_and(|d| d != 0.0) && !covered.iter().all(|c| c[axis]) {
-            return None;
-        }
-    }
-    Some((Vec2::new(delta[0].unwrap_or(0.0), delta[1].unwrap_or(0.0)), end_time))
 }
 
 /// Up to four joints and weights per render vertex: the heaviest influences, repeated joints

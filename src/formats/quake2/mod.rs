@@ -28,7 +28,6 @@ use super::quake_axes::to_scene;
 use super::reader::{Reader, le_u16};
 use crate::scene::{
     Aabb, Channel, Clip, FormatKind, Material, Mesh, Node, NodeKind, PackedFrames, RawField, Scene, SceneKind, Submesh,
-    compute_normals,
 };
 
 pub const FORMAT: &str = "quake2-md2";
@@ -324,43 +323,65 @@ fn parse_gl_commands(r: &Reader, h: &Header) -> Result<Vec<(bool, u32)>, String>
     }
 }
 
-/// Frames kept as stored (4 bytes per vertex), with scale and translate mapped into scene
-/// axes: Quake (x, y, z)·s + t lands at scene (x·sx + tx, z·sz + tz, −(y·sy + ty)), so scene
-/// x, y, z read packed bytes 0, 2, 1 with scale (sx, sz, −sy) and translate (tx, tz, −ty).
+/// Frames kept as stored (4 bytes per vertex) in the file's own bytes, with scale and
+/// translate mapped into scene axes: Quake (x, y, z)·s + t lands at scene
+/// (x·sx + tx, z·sz + tz, −(y·sy + ty)), so scene x, y, z read packed bytes 0, 2, 1 with scale
+/// (sx, sz, −sy) and translate (tx, tz, −ty).
 struct SceneFrames {
     /// Every frame name back to back, and each frame's range in it.
     name_text: String,
     name_ranges: Vec<(u32, u32)>,
     transforms: Vec<(Vec3, Vec3)>,
-    /// Every frame's packed records, back to back.
-    records: Vec<[u8; 4]>,
+    /// Byte offset of frame 0's packed records in the file, and from one frame's to the next.
+    first_record: usize,
+    frame_stride: usize,
     vertex_count: usize,
 }
 
 /// Packed-byte lanes feeding scene x, y and z (see [`SceneFrames`]).
 const SCENE_LANES: [u8; 3] = [0, 2, 1];
 
+/// The anorms table in scene axes, built once per process and shared by every decoded model.
+static SCENE_NORMALS: std::sync::LazyLock<Arc<[Vec3]>> =
+    std::sync::LazyLock::new(|| normals::NORMALS.iter().map(|&n| to_scene(Vec3::from_array(n))).collect());
+
+/// The highest normal index among packed vertices. Each vertex is read whole as a
+/// little-endian u32 whose top byte is the normal index, so the largest word has the largest
+/// index: a running max over eight words at a time compiles to wide loads and vector max
+/// instructions. (Masking the other bytes first, or reading the normal byte alone, lets the
+/// compiler fall back to one scalar byte load per vertex, twice as slow as the copy.)
+fn highest_normal_index(records: &[u8]) -> u8 {
+    let (wide, rest) = records.as_chunks::<32>();
+    let mut lanes = [0u32; 8];
+    for chunk in wide {
+        let words: [[u8; 4]; 8] = bytemuck::cast(*chunk);
+        for (lane, word) in lanes.iter_mut().zip(words) {
+            *lane = (*lane).max(u32::from_le_bytes(word));
+        }
+    }
+    let (tail, _) = rest.as_chunks::<4>();
+    let highest = tail.iter().fold(lanes.iter().copied().max().unwrap_or(0), |m, &w| m.max(u32::from_le_bytes(w)));
+    (highest >> 24) as u8
+}
+
 fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> DecodeResult<SceneFrames> {
-    let count_frames = layout.frame_table.count as usize;
+    let table = &layout.frame_table;
+    let count_frames = table.count as usize;
     let vertex_count = count(layout.header.num_xyz) as usize;
-    // The frame table was checked against the file, so this reservation is bounded by its size.
+    // The frame table was checked against the file, so these reservations are bounded by its size.
     let mut out = SceneFrames {
-        name_text: String::with_capacity(count_frames * 8),
+        name_text: String::with_capacity(count_frames * 16),
         name_ranges: Vec::with_capacity(count_frames),
         transforms: Vec::with_capacity(count_frames),
-        records: Vec::with_capacity(count_frames.saturating_mul(vertex_count)),
+        first_record: usize::try_from(table.offset.saturating_add(FRAME_HEADER_SIZE)).unwrap_or(usize::MAX),
+        frame_stride: usize::try_from(table.stride).unwrap_or(usize::MAX),
         vertex_count,
     };
-    for f in 0..layout.frame_table.count {
-        let (name, scale, translate, verts) = frame_parts(r, &layout.frame_table, f, vertex_count as u64)?;
-        // The packed records are copied as they are: 4 bytes per vertex.
-        let records = bytemuck::try_cast_slice::<u8, [u8; 4]>(verts).unwrap_or(&[]);
-        // A branch-free fold (not a short-circuiting `any`) so the check vectorises.
-        let highest_normal = records.iter().fold(0u8, |m, v| m.max(v[3]));
-        if usize::from(highest_normal) >= normals::NORMALS.len() {
+    for f in 0..table.count {
+        let (name, scale, translate, verts) = frame_parts(r, table, f, vertex_count as u64)?;
+        if usize::from(highest_normal_index(verts)) >= normals::NORMALS.len() {
             warnings.push(format!("frame {f} ({name}): a normal index is past the 162-entry table; using up"));
         }
-        out.records.extend_from_slice(records);
         let start = out.name_text.len() as u32;
         out.name_text.push_str(&name);
         out.name_ranges.push((start, out.name_text.len() as u32));
@@ -369,69 +390,84 @@ fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> Dec
     Ok(out)
 }
 
-/// Decodes a Quake II model into the scene (skins unresolved; see [`open`]).
+/// Decodes a Quake II model into the scene (skins unresolved; see [`open`]). The frames stay in
+/// one shared copy of `data`; [`decode_shared`] takes bytes the caller already shares.
 pub fn decode(data: &[u8]) -> DecodeResult<Scene> {
-    let r = Reader::new(data, FORMAT);
+    decode_shared(Arc::from(data))
+}
+
+/// As [`decode`], keeping the frames as a validated view of `data` itself (no copy).
+pub fn decode_shared(data: Arc<[u8]>) -> DecodeResult<Scene> {
+    let r = Reader::new(&data, FORMAT);
     let mut layout = read_layout(&r)?;
     let mut warnings = std::mem::take(&mut layout.warnings);
     let frames = decode_frames(&r, &layout, &mut warnings)?;
-    let mut scene = build_scene(&layout, frames);
+    let mut scene = build_scene(&layout, frames, data.clone());
     scene.warnings = warnings;
     Ok(scene)
 }
 
+/// No render vertex yet in a vertex's chain.
+const NO_PAIR: u32 = u32::MAX;
+
 /// Builds the scene: one mesh node, render vertices from unique (vertex, st) pairs, a material
-/// per skin (the first one used), and one clip per frame group (frames moved, not copied).
-fn build_scene(layout: &Layout, frames: SceneFrames) -> Scene {
+/// per skin (the first one used), and one clip per frame group (frames shared, not copied).
+fn build_scene(layout: &Layout, frames: SceneFrames, bytes: Arc<[u8]>) -> Scene {
     let h = &layout.header;
     let mut scene = Scene::new(FormatKind::Quake2Md2, SceneKind::Mesh);
     scene.version = VERSION as u32;
     let size = Vec2::new(h.skin_width.max(1) as f32, h.skin_height.max(1) as f32);
 
-    // Render vertices are unique (vertex, st) pairs; each vertex keeps its few pairs in a short
-    // list, which beats hashing for the ≤ 2048 vertices the format allows.
-    let mut pairs_of_vertex: Vec<Vec<(u16, u32)>> = vec![Vec::new(); count(h.num_xyz) as usize];
-    let mut vertex_source = Vec::new();
-    let mut uvs = Vec::new();
+    // Render vertices are unique (vertex, st) pairs. Flat arrays, no hashing and no allocation
+    // per vertex: `first_pair[v]` starts a chain through `next_pair` of v's render vertices, and
+    // `pair_st` holds each one's st index (a vertex has only a few).
+    let mut first_pair = vec![NO_PAIR; count(h.num_xyz) as usize];
+    let corners = layout.triangles.len() * 3;
+    let mut next_pair: Vec<u32> = Vec::with_capacity(corners);
+    let mut pair_st: Vec<u16> = Vec::with_capacity(corners);
+    let mut vertex_source = Vec::with_capacity(corners);
+    let mut uvs = Vec::with_capacity(corners);
     let mut triangles = Vec::with_capacity(layout.triangles.len());
     for (xyz, st) in &layout.triangles {
         let mut corner = [0u32; 3];
         for (slot, (&v, &t)) in corner.iter_mut().zip(xyz.iter().zip(st)) {
-            let Some(pairs) = pairs_of_vertex.get_mut(usize::from(v)) else { continue };
-            *slot = match pairs.iter().find(|(pt, _)| *pt == t) {
-                Some(&(_, index)) => index,
-                None => {
-                    let index = vertex_source.len() as u32;
-                    vertex_source.push(u32::from(v));
-                    let [s, tt] = layout.st.get(usize::from(t)).copied().unwrap_or([0, 0]);
-                    uvs.push(Vec2::new(f32::from(s), f32::from(tt)) / size);
-                    pairs.push((t, index));
-                    index
-                }
-            };
+            let Some(head) = first_pair.get_mut(usize::from(v)) else { continue };
+            let mut at = *head;
+            while at != NO_PAIR && pair_st.get(at as usize).is_some_and(|&pt| pt != t) {
+                at = next_pair.get(at as usize).copied().unwrap_or(NO_PAIR);
+            }
+            if at == NO_PAIR {
+                at = vertex_source.len() as u32;
+                vertex_source.push(u32::from(v));
+                next_pair.push(*head);
+                pair_st.push(t);
+                *head = at;
+                let [s, tt] = layout.st.get(usize::from(t)).copied().unwrap_or([0, 0]);
+                uvs.push(Vec2::new(f32::from(s), f32::from(tt)) / size);
+            }
+            *slot = at;
         }
         // Stored clockwise: swap two corners for a counter-clockwise front face.
         let [a, b, c] = corner;
         triangles.push([a, c, b]);
     }
 
-    let normal_table: Arc<[Vec3]> = normals::NORMALS.iter().map(|&n| to_scene(Vec3::from_array(n))).collect();
-    let records = Arc::new(frames.records);
     let template = PackedFrames {
         lanes: SCENE_LANES,
-        normal_table,
-        records,
+        normal_table: SCENE_NORMALS.clone(),
+        records: bytes,
+        first: frames.first_record,
+        frame_stride: frames.frame_stride,
         vertex_count: frames.vertex_count,
         ..Default::default()
     };
-    let all = PackedFrames { transforms: frames.transforms.clone(), ..template.clone() };
     // The rest pose is frame 0, unpacked once.
-    let source_positions: Vec<Vec3> = all.unpack(0);
-    let rest_normals: Vec<Vec3> = match all.frame(0) {
-        Some((_, _, first)) => {
-            vertex_source.iter().map(|&s| first.get(s as usize).map_or(Vec3::Y, |&p| template.normal(p))).collect()
-        }
-        None => compute_normals(&crate::scene::expand_positions(&source_positions, &vertex_source), &triangles),
+    let (source_positions, rest_normals) = match (frames.transforms.first(), template.records_at(0)) {
+        (Some(&(scale, translate)), Some(first)) => (
+            first.iter().map(|&p| template.position(scale, translate, p)).collect::<Vec<Vec3>>(),
+            vertex_source.iter().map(|&s| first.get(s as usize).map_or(Vec3::Y, |&p| template.normal(p))).collect(),
+        ),
+        _ => (Vec::new(), Vec::new()),
     };
 
     for (i, skin) in layout.skins.iter().enumerate() {
@@ -490,7 +526,7 @@ fn build_scene(layout: &Layout, frames: SceneFrames) -> Scene {
                 name_text: name_text.clone(),
                 name_ranges: frames.name_ranges.get(first..=last).map(<[_]>::to_vec).unwrap_or_default(),
                 transforms: frames.transforms.get(first..=last).map(<[_]>::to_vec).unwrap_or_default(),
-                first: first * frames.vertex_count,
+                first: frames.first_record.saturating_add(first.saturating_mul(frames.frame_stride)),
                 ..template.clone()
             })],
             tracks: Vec::new(),
@@ -589,7 +625,7 @@ fn attach_weapon(scene: &mut Scene, mut weapon: Scene) {
                 times: (first..=last).map(|f| f as f32).collect(),
                 name_ranges: Vec::new(),
                 transforms: frame_transforms.to_vec(),
-                first: first * template.vertex_count,
+                first: template.first.saturating_add(first.saturating_mul(template.frame_stride)),
                 ..template.clone()
             })),
             None => short = true,

@@ -8,7 +8,8 @@ use super::layout::*;
 use crate::formats::error::DecodeResult;
 use crate::formats::reader::{Reader, Table, le_f32, le_u16};
 use crate::scene::{
-    AlphaMode, Material, Mesh, Node, NodeKind, RawField, Scene, Submesh, compute_normals, math::is_sheared,
+    AlphaMode, Material, Mesh, Node, NodeKind, Path, PathKind, RawField, Scene, Submesh, compute_normals,
+    math::is_sheared,
 };
 
 /// What animation binding needs from each mesh beyond the scene: the file's own counts and
@@ -131,6 +132,63 @@ pub(crate) fn decode_meshes(r: &Reader, scene: &mut Scene) -> DecodeResult<Vec<M
     resolve_links(&tables, &links, scene);
     attach_node_ids(r, scene);
     Ok(facts)
+}
+
+/// The path table (header 0xAC, 0x40 records; notes §5). A path that cannot be read becomes
+/// `Err(reason)` in its place; the table itself missing gives no paths.
+pub(crate) fn decode_paths(r: &Reader) -> DecodeResult<Vec<Result<Path, String>>> {
+    let offset = u64::from(r.u32(HDR_PATH_TABLE, "path table offset")?);
+    let count = u64::from(r.u16(HDR_TABLE_AC_COUNT, "path count")?);
+    if offset == 0 || count == 0 {
+        return Ok(Vec::new());
+    }
+    let table = r.table(offset, count, PATH_RECORD_SIZE, "path table")?;
+    let mut paths = Vec::with_capacity(count as usize);
+    for i in 0..count {
+        let at = table.record(i);
+        let read = || -> DecodeResult<Path> {
+            let kind_bits = r.u32(at + PATH_TYPE, "path type")?;
+            let points = u64::from(r.u32(at + PATH_POINT_COUNT, "path point count")?);
+            let points_at = u64::from(r.u32(at + PATH_POINTS, "path points offset")?);
+            let points_table = r.table(points_at, points, 12, "path points")?;
+            let points = (0..points)
+                .map(|k| r.f32s::<3>(points_table.record(k), "path point").map(Vec3::from_array))
+                .collect::<DecodeResult<Vec<_>>>()?;
+            if points.iter().any(|p| !p.is_finite()) {
+                return Err(r.invalid("path point", points_at, "a point is not finite"));
+            }
+            Ok(Path { kind: path_kind(kind_bits), closed: kind_bits & PATH_CLOSED != 0, points })
+        };
+        paths.push(read().map_err(|e| format!("path {i}: {e}")));
+    }
+    Ok(paths)
+}
+
+/// The sampler a path or position type word selects (notes §5): 0x2 Bezier, else 0x8 straight,
+/// else Catmull-Rom.
+pub fn path_kind(type_bits: u32) -> PathKind {
+    if type_bits & PATH_BEZIER != 0 {
+        PathKind::Bezier
+    } else if type_bits & PATH_STRAIGHT != 0 {
+        PathKind::Straight
+    } else {
+        PathKind::CatmullRom
+    }
+}
+
+/// Per node, the path it names: `Some(index)` for a transform-only node with the path bit 0x8.
+pub(crate) fn path_nodes(r: &Reader, scene: &Scene) -> Vec<Option<u16>> {
+    let Ok(tables) = locate_nodes(r, &mut Vec::new()) else { return vec![None; scene.nodes.len()] };
+    (0..scene.nodes.len() as u64)
+        .map(|index| {
+            let rec = tables.record(index);
+            let flags = r.u32(rec + NODE_FLAGS, "flags").ok()?;
+            if flags & PATH_NODE_FLAG == 0 || flags & TRANSFORM_ONLY_FLAG == 0 {
+                return None;
+            }
+            r.u16(rec + NODE_PATH_INDEX, "path index").ok()
+        })
+        .collect()
 }
 
 /// The optional id table (count at 0x48, records at 0x7C, first node at 0x46) gives nodes a
@@ -282,42 +340,56 @@ fn decode_mesh(
 
     // Each table is fetched once as a checked slice, then walked in fixed-size chunks.
     let vertex_bytes = r.bytes(vertex_table.offset, vertex_table.end() - vertex_table.offset, "vertex data")?;
+    // Batches of four vertices as x0..x3, y0..y3, z0..z3: whole 48-byte batches are turned into
+    // floats at once, and finiteness is checked once per mesh (the failing vertex is found only
+    // when there is one).
     let mut source_positions = Vec::with_capacity(vertex_count as usize);
-    for batch in vertex_bytes.chunks_exact(48) {
-        for lane in 0..4 {
-            if source_positions.len() as u64 == vertex_count {
-                break;
-            }
-            let axis = |a: usize| le_f32(batch, a * 16 + lane * 4).unwrap_or(f32::NAN);
-            let p = Vec3::new(axis(0), axis(1), axis(2));
-            if !p.is_finite() {
-                let i = source_positions.len() as u64;
-                return Err(r.invalid("vertex data", vertex_table.record(i / 4), format!("vertex {i} is not finite")));
-            }
+    let mut finite = true;
+    for batch in vertex_bytes.as_chunks::<48>().0 {
+        let words: [[u8; 4]; 12] = bytemuck::cast(*batch);
+        let [x0, x1, x2, x3, y0, y1, y2, y3, z0, z1, z2, z3] = words.map(f32::from_le_bytes);
+        let room = (vertex_count as usize).saturating_sub(source_positions.len());
+        for p in [Vec3::new(x0, y0, z0), Vec3::new(x1, y1, z1), Vec3::new(x2, y2, z2), Vec3::new(x3, y3, z3)]
+            .into_iter()
+            .take(room)
+        {
+            finite &= p.is_finite();
             source_positions.push(p);
         }
+    }
+    if !finite {
+        let i = source_positions.iter().position(|p| !p.is_finite()).unwrap_or(0) as u64;
+        return Err(r.invalid("vertex data", vertex_table.record(i / 4), format!("vertex {i} is not finite")));
     }
 
     let order_bytes = r.bytes(order_table.offset, order_table.end() - order_table.offset, "vertex order table")?;
     let uv_bytes = r.bytes(uv_table.offset, uv_table.end() - uv_table.offset, "UV data")?;
     let mut vertex_source = Vec::with_capacity(order_length as usize);
     let mut uvs = Vec::with_capacity(order_length as usize);
-    for i in 0..order_length as usize {
-        let source = le_u16(order_bytes, 2 * i).unwrap_or(u16::MAX);
-        if u64::from(source) >= vertex_count {
-            return Err(r.invalid(
-                "vertex order table",
-                order_table.record(i as u64),
-                format!("entry {i} names source vertex {source}, but the mesh has {vertex_count}"),
-            ));
-        }
-        vertex_source.push(u32::from(source));
-        let (batch, lane) = ((i / 4) * 32, (i % 4) * 4);
-        let uv = Vec2::new(
-            le_f32(uv_bytes, batch + lane).unwrap_or(0.0),
-            le_f32(uv_bytes, batch + 16 + lane).unwrap_or(0.0),
+    // Source indices are checked all at once (a max), the failing entry found only when one is bad.
+    let order = order_bytes.as_chunks::<2>().0;
+    let highest = order.iter().fold(0u16, |m, &b| m.max(u16::from_le_bytes(b)));
+    if u64::from(highest) >= vertex_count {
+        let i = order.iter().position(|&b| u64::from(u16::from_le_bytes(b)) >= vertex_count).unwrap_or(0);
+        let source = order.get(i).map_or(u16::MAX, |&b| u16::from_le_bytes(b));
+        return Err(r.invalid(
+            "vertex order table",
+            order_table.record(i as u64),
+            format!("entry {i} names source vertex {source}, but the mesh has {vertex_count}"),
+        ));
+    }
+    vertex_source.extend(order.iter().map(|&b| u32::from(u16::from_le_bytes(b))));
+    // UV batches of four as u0..u3, v0..v3.
+    for batch in uv_bytes.as_chunks::<32>().0 {
+        let words: [[u8; 4]; 8] = bytemuck::cast(*batch);
+        let [u0, u1, u2, u3, v0, v1, v2, v3] = words.map(f32::from_le_bytes);
+        let room = (order_length as usize).saturating_sub(uvs.len());
+        uvs.extend(
+            [Vec2::new(u0, v0), Vec2::new(u1, v1), Vec2::new(u2, v2), Vec2::new(u3, v3)]
+                .into_iter()
+                .take(room)
+                .map(|uv| if uv.is_finite() { uv } else { Vec2::ZERO }),
         );
-        uvs.push(if uv.is_finite() { uv } else { Vec2::ZERO });
     }
 
     let face_bytes = r.bytes(face_table.offset, face_table.end() - face_table.offset, "face data")?;
@@ -390,14 +462,21 @@ fn decode_mesh(
     }
 
     let render_positions = crate::scene::expand_positions(&source_positions, &vertex_source);
-    let normals = compute_normals(&render_positions, &triangles);
+    let normals = match stored_normals(r, rec, order_length) {
+        Ok(Some(normals)) => normals,
+        Ok(None) => compute_normals(&render_positions, &triangles),
+        Err(reason) => {
+            warnings.push(format!("{name}: stored normals unusable ({reason}); computed from the faces instead"));
+            compute_normals(&render_positions, &triangles)
+        }
+    };
     let raw = [
         ("flags", MESH_FLAGS),
         ("pointer 0x04", 0x04),
         ("pointer 0x08", 0x08),
         ("pointer 0x0C", 0x0C),
         ("unknown 0x50", 0x50),
-        ("pointer 0x64", MESH_POINTER_64),
+        ("normals 0x64", MESH_NORMALS),
         ("unknown 0x74", 0x74),
         ("unknown 0x90", 0x90),
         ("unknown 0x98", 0x98),
@@ -423,6 +502,27 @@ fn decode_mesh(
     };
     let facts = MeshFacts { vertex_count: vertex_count as u32, order_length: order_length as u32, bbox_min, bbox_max };
     Ok((mesh, facts, materials))
+}
+
+/// The mesh's stored normals (table at 0x64, notes §7), one per render vertex: the engine's
+/// lighter reads one entry per vertex-order slot. `None` when the pointer is 0.
+fn stored_normals(r: &Reader, rec: u64, order_length: u64) -> Result<Option<Vec<Vec3>>, String> {
+    let offset = u64::from(r.u32(rec + MESH_NORMALS, "normals table offset").map_err(|e| e.to_string())?);
+    if offset == 0 || order_length == 0 {
+        return Ok(None);
+    }
+    let table = r.table(offset, order_length, 12, "normals table").map_err(|e| e.to_string())?;
+    let bytes = r.bytes(table.offset, table.end() - table.offset, "normals table").map_err(|e| e.to_string())?;
+    let mut normals = Vec::with_capacity(order_length as usize);
+    for (i, entry) in bytes.chunks_exact(12).enumerate() {
+        let axis = |a: usize| le_f32(entry, 4 * a).unwrap_or(f32::NAN);
+        let n = Vec3::new(axis(0), axis(1), axis(2));
+        match n.try_normalize() {
+            Some(unit) => normals.push(unit),
+            None => return Err(format!("entry {i} at {:#x} is not a usable direction", table.record(i as u64))),
+        }
+    }
+    Ok(Some(normals))
 }
 
 fn decode_material(

@@ -27,6 +27,12 @@ pub const FORMAT: &str = "tpw-md2";
 pub struct TpwModel {
     pub scene: Scene,
     pub meshes: Vec<mesh::MeshFacts>,
+    /// Header 0x30 bit 0x4: the model's animations are additive (notes §2).
+    pub additive: bool,
+    /// The path table, each entry decoded or the reason it could not be (notes §5).
+    pub paths: Vec<Result<crate::scene::Path, String>>,
+    /// Per node, the path index of a path node (bit 0x8), else `None`.
+    pub path_nodes: Vec<Option<u16>>,
 }
 
 fn header_raw(r: &Reader) -> DecodeResult<Vec<RawField>> {
@@ -37,7 +43,7 @@ fn header_raw(r: &Reader) -> DecodeResult<Vec<RawField>> {
             u64::from(r.u32(HDR_ANIM_VERSION, "animation version")?),
         ),
         RawField::new("unknown 0x0C", 0x0C, u64::from(r.u32(0x0C, "unknown 0x0C")?)),
-        RawField::new("flags 0x30", HDR_FLAGS, u64::from(r.u8(HDR_FLAGS, "flags")?)),
+        RawField::new("flags 0x30", HDR_FLAGS, u64::from(r.u32(HDR_FLAGS, "flags")?)),
         RawField::new("frame count", HDR_FRAME_COUNT, u64::from(r.u16(HDR_FRAME_COUNT, "frame count")?)),
         RawField::new("count for table 0xAC", HDR_TABLE_AC_COUNT, u64::from(r.u16(HDR_TABLE_AC_COUNT, "count 0x40")?)),
         RawField::new("count for table 0x7C", HDR_TABLE_7C_COUNT, u64::from(r.u16(HDR_TABLE_7C_COUNT, "count 0x48")?)),
@@ -62,11 +68,11 @@ pub fn decode_file(data: &[u8]) -> DecodeResult<TpwFile> {
         return Err(r.invalid("magic", 0, "not a Theme Park World model"));
     }
     let version = r.u32(HDR_VERSION, "version")?;
-    if version > MAX_VERSION {
+    if version != MAX_VERSION {
         return Err(r.invalid(
             "version",
             HDR_VERSION,
-            format!("{version:#x} is above the engine's limit {MAX_VERSION:#x}"),
+            format!("{version:#x} is not {MAX_VERSION:#x}, the only version the engine loads"),
         ));
     }
     let mesh_table = r.u32(HDR_MESH_TABLE, "mesh table offset")?;
@@ -77,7 +83,16 @@ pub fn decode_file(data: &[u8]) -> DecodeResult<TpwFile> {
     Ok(match kind {
         SceneKind::Mesh => {
             let meshes = mesh::decode_meshes(&r, &mut scene)?;
-            TpwFile::Mesh(TpwModel { scene, meshes })
+            let additive = r.u32(HDR_FLAGS, "flags")? & HDR_ADDITIVE_FLAG != 0;
+            let paths = mesh::decode_paths(&r).unwrap_or_else(|e| {
+                scene.warnings.push(format!("path table unreadable ({e}); path progress cannot play"));
+                Vec::new()
+            });
+            for reason in paths.iter().filter_map(|p| p.as_ref().err()) {
+                scene.warnings.push(format!("{reason}; clips that follow it cannot play it"));
+            }
+            let path_nodes = mesh::path_nodes(&r, &scene);
+            TpwFile::Mesh(TpwModel { scene, meshes, additive, paths, path_nodes })
         }
         SceneKind::Animation => TpwFile::Anim { scene, anim: anim::decode_anim(&r)? },
     })
@@ -92,7 +107,7 @@ pub fn decode_model(data: &[u8]) -> DecodeResult<TpwModel> {
             let clip = anim::bind(&anim, None, "animation", None);
             scene.clips.push(clip);
             scene.default_clip = Some(0);
-            TpwModel { scene, meshes: Vec::new() }
+            TpwModel { scene, meshes: Vec::new(), additive: false, paths: Vec::new(), path_nodes: Vec::new() }
         }
     })
 }
@@ -125,7 +140,7 @@ pub fn open(path: &Path, data: &[u8]) -> DecodeResult<Scene> {
                 }
                 return Ok(scene);
             };
-            let base_data = match std::fs::read(&base_path) {
+            let base_data = match crate::formats::vfs::read(&base_path) {
                 Ok(d) => d,
                 Err(e) => {
                     let mut scene = opened.scene;
@@ -162,7 +177,7 @@ pub fn open(path: &Path, data: &[u8]) -> DecodeResult<Scene> {
 fn attach_siblings(base_path: &Path, model: &mut TpwModel, selected: Option<&Path>) {
     for sibling in siblings::animations_of(base_path) {
         let name = siblings::clip_name(&sibling, Some(base_path));
-        let data = match std::fs::read(&sibling) {
+        let data = match crate::formats::vfs::read(&sibling) {
             Ok(d) => d,
             Err(e) => {
                 model.scene.warnings.push(format!("{name}: unreadable ({e}); skipped"));
@@ -181,6 +196,11 @@ fn attach_siblings(base_path: &Path, model: &mut TpwModel, selected: Option<&Pat
             Ok(file) => {
                 let clip = anim::bind(&file, Some(&*model), &name, Some(&sibling));
                 let is_selected = selected.is_some_and(|s| siblings::same_file(s, &sibling));
+                let role =
+                    sibling.file_stem().and_then(|s| s.to_str()).and_then(siblings::split_role_stem).map(|s| s.role);
+                if role == Some(siblings::CONSTRUCTION_ROLE) && model.scene.as_built.is_none() {
+                    model.scene.as_built = Some(model.scene.clips.len());
+                }
                 if is_selected {
                     model.scene.default_clip = Some(model.scene.clips.len());
                 }

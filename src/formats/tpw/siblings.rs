@@ -1,15 +1,63 @@
-//! TPW animation files sit beside their model as `<base>M<n>.MD2`. This finds a model's
-//! animations (case-insensitively, sorted by `n` numerically) and an animation's base model.
+//! A TPW model's animations sit beside it as `<stem><role><n>.MD2` (notes §19): twelve role
+//! letters in the engine's order `C D I L S M E U W B R O`, each probed as numbered files
+//! `<stem><role>1`, `2`, ... up to the first missing one, and only where no numbered file exists,
+//! the bare `<stem><role>.MD2`. This finds a model's animations in that order (names compared
+//! case-insensitively) and an animation's base model, in a folder on disk or a directory inside
+//! a `.wad` archive. A `P`-prefixed second set (`p<stem>`) is a
+//! separate model with its own animations, found the same way from its own stem.
 
 use std::path::{Path, PathBuf};
 
-/// Splits a file stem like `gateM12` into (`gate`, 12). Case-insensitive `M`.
-pub fn split_anim_stem(stem: &str) -> Option<(&str, u32)> {
+/// The engine's role letters, in its order (C = 0 ... O = 11). C is construction: its last
+/// frame is how a built item looks.
+pub const ROLES: [char; 12] = ['C', 'D', 'I', 'L', 'S', 'M', 'E', 'U', 'W', 'B', 'R', 'O'];
+
+/// The construction role: its clip's last frame is the finished item's look.
+pub const CONSTRUCTION_ROLE: char = 'C';
+
+/// An animation file name taken apart: base stem, role letter (upper case) and number (`None`
+/// for the bare `<stem><role>` form).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RoleStem<'a> {
+    pub base: &'a str,
+    pub role: char,
+    pub number: Option<u32>,
+}
+
+impl RoleStem<'_> {
+    /// Engine order: by role, then number (the bare file stands alone in its role).
+    pub fn rank(&self) -> u32 {
+        let role = ROLES.iter().position(|&r| r == self.role).unwrap_or(ROLES.len()) as u32;
+        role.saturating_mul(1_000_000).saturating_add(self.number.unwrap_or(0))
+    }
+
+    /// The clip name: role letter and number, `M1` or `C`.
+    pub fn clip_name(&self) -> String {
+        match self.number {
+            Some(n) => format!("{}{n}", self.role),
+            None => self.role.to_string(),
+        }
+    }
+}
+
+/// Splits a stem like `gateM12` into (`gate`, `M`, 12) or `camerac` into (`camera`, `C`, none).
+/// Any stem ending in a role letter splits; whether the base exists decides if it is one.
+pub fn split_role_stem(stem: &str) -> Option<RoleStem<'_>> {
     let digits_start = stem.trim_end_matches(|c: char| c.is_ascii_digit()).len();
     let (head, digits) = stem.split_at(digits_start);
-    let number = digits.parse::<u32>().ok()?;
-    let base = head.strip_suffix(['M', 'm'])?;
-    (!base.is_empty()).then_some((base, number))
+    let number = if digits.is_empty() { None } else { Some(digits.parse::<u32>().ok()?) };
+    let role = head.chars().last()?.to_ascii_uppercase();
+    if !ROLES.contains(&role) {
+        return None;
+    }
+    let base = head.get(..head.len() - 1)?;
+    (!base.is_empty()).then_some(RoleStem { base, role, number })
+}
+
+/// Splits an animation stem into its base and its rank in the engine's order
+/// ([`RoleStem::rank`]).
+pub fn split_anim_stem(stem: &str) -> Option<(&str, u32)> {
+    split_role_stem(stem).map(|s| (s.base, s.rank()))
 }
 
 fn is_md2(path: &Path) -> bool {
@@ -25,50 +73,80 @@ fn folder_files(path: &Path) -> Vec<PathBuf> {
     folder.files().filter_map(|asset| asset.path()).filter(|p| is_md2(p)).collect()
 }
 
-/// The animation files of the model at `base`, sorted by their number (M2 before M10).
+/// The animation files of the model at `base`, in the engine's order.
 pub fn animations_of(base: &Path) -> Vec<PathBuf> {
     let Some(base_stem) = stem(base) else { return Vec::new() };
     animations_in(&folder_files(base), &base_stem)
 }
 
-/// Among `files`, the animations of the base stem, sorted numerically.
+/// Among `files`, the animations the engine would load for the base stem: per role in order,
+/// numbered files 1, 2, ... up to the first gap, else the bare file.
 pub fn animations_in(files: &[PathBuf], base_stem: &str) -> Vec<PathBuf> {
-    let mut found: Vec<(u32, PathBuf)> = files
+    let named: Vec<(RoleStem, &PathBuf)> = files
         .iter()
+        .filter(|p| is_md2(p))
         .filter_map(|p| {
-            let s = stem(p)?;
-            let (b, n) = split_anim_stem(&s)?;
-            b.eq_ignore_ascii_case(base_stem).then(|| (n, p.clone()))
+            let name = p.file_stem()?.to_str()?;
+            let split = split_role_stem(name)?;
+            split.base.eq_ignore_ascii_case(base_stem).then_some((split, p))
         })
         .collect();
-    found.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
-    found.into_iter().map(|(_, p)| p).collect()
+    let find = |role: char, number: Option<u32>| {
+        let mut matches: Vec<&PathBuf> =
+            named.iter().filter(|(s, _)| s.role == role && s.number == number).map(|(_, p)| *p).collect();
+        matches.sort();
+        matches.first().map(|p| (*p).clone())
+    };
+    let mut out = Vec::new();
+    for role in ROLES {
+        let before = out.len();
+        for n in 1.. {
+            match find(role, Some(n)) {
+                Some(path) => out.push(path),
+                None => break,
+            }
+        }
+        if out.len() == before
+            && let Some(path) = find(role, None)
+        {
+            out.push(path);
+        }
+    }
+    out
 }
 
 /// The base model beside an animation file, matched case-insensitively.
 pub fn base_model(anim: &Path) -> Option<PathBuf> {
     let anim_stem = stem(anim)?;
-    let (base, _) = split_anim_stem(&anim_stem)?;
-    let mut candidates: Vec<PathBuf> =
-        folder_files(anim).into_iter().filter(|p| stem(p).is_some_and(|s| s.eq_ignore_ascii_case(base))).collect();
+    let split = split_role_stem(&anim_stem)?;
+    let mut candidates: Vec<PathBuf> = folder_files(anim)
+        .into_iter()
+        .filter(|p| stem(p).is_some_and(|s| s.eq_ignore_ascii_case(split.base)))
+        .collect();
     candidates.sort();
     candidates.into_iter().next()
 }
 
-/// The clip name for an animation file: its `M<n>` suffix when it has a base, else its stem.
+/// The clip name for an animation file: its role and number (`M1`, `C`) when it has a base,
+/// else its stem.
 pub fn clip_name(anim: &Path, base: Option<&Path>) -> String {
     let anim_stem = stem(anim).unwrap_or_default();
-    match (split_anim_stem(&anim_stem), base) {
-        (Some((_, n)), Some(_)) => format!("M{n}"),
+    match (split_role_stem(&anim_stem), base) {
+        (Some(split), Some(_)) => split.clip_name(),
         _ => anim_stem,
     }
 }
 
 /// Whether two paths name the same file (by canonical path, falling back to the name).
 pub fn same_file(a: &Path, b: &Path) -> bool {
+    use crate::formats::wad::path::split_member_path;
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(x), Ok(y)) => x == y,
-        _ => a == b,
+        // Members of an archive: names inside it compare without case, as the game reads them.
+        _ => match (split_member_path(a), split_member_path(b)) {
+            (Some(x), Some(y)) => same_file(&x.archive, &y.archive) && x.member.eq_ignore_ascii_case(&y.member),
+            _ => a == b,
+        },
     }
 }
 
@@ -77,24 +155,45 @@ mod tests {
     use super::*;
 
     #[test]
-    fn splits_suffixes_case_insensitively() {
-        assert_eq!(split_anim_stem("gateM1"), Some(("gate", 1)));
-        assert_eq!(split_anim_stem("droidm2"), Some(("droid", 2)));
-        assert_eq!(split_anim_stem("Advisorm14"), Some(("Advisor", 14)));
-        assert_eq!(split_anim_stem("gate"), None);
-        assert_eq!(split_anim_stem("M1"), None);
-        assert_eq!(split_anim_stem("SCALE"), None);
+    fn splits_role_letters_and_numbers_case_insensitively() {
+        let split = |s| split_role_stem(s).map(|r| (r.base, r.role, r.number));
+        assert_eq!(split("gateM1"), Some(("gate", 'M', Some(1))));
+        assert_eq!(split("droidm2"), Some(("droid", 'M', Some(2))));
+        assert_eq!(split("Advisorm14"), Some(("Advisor", 'M', Some(14))));
+        assert_eq!(split("camerac"), Some(("camera", 'C', None)));
+        assert_eq!(split("bouncyb"), Some(("bouncy", 'B', None)));
+        assert_eq!(split("gateX1"), None);
+        assert_eq!(split("M1"), None);
+        // Any stem ending in a role letter splits; only a file named SCAL.md2 would own it.
+        assert_eq!(split("SCALE"), Some(("SCAL", 'E', None)));
+        assert_eq!(split("TROUGH_ROTATE1"), Some(("TROUGH_ROTAT", 'E', Some(1))));
     }
 
     #[test]
-    fn sorts_numerically_and_matches_case_insensitively() {
-        let files: Vec<PathBuf> =
-            ["GATEm10.md2", "gateM2.MD2", "gate.MD2", "gatem1.MD2", "gatepostM1.MD2", "other.md2"]
-                .iter()
-                .map(PathBuf::from)
-                .collect();
+    fn follows_the_engine_probe_order() {
+        let files: Vec<PathBuf> = [
+            "GATEm10.md2",
+            "gateM2.MD2",
+            "gate.MD2",
+            "gatem1.MD2",
+            "gatepostM1.MD2",
+            "other.md2",
+            "gateM.md2",
+            "gatec.md2",
+            "gateS1.md2",
+            "gateS3.md2",
+            "gateI.md2",
+            "Pgatem1.md2",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
         let found = animations_in(&files, "gate");
         let names: Vec<String> = found.iter().map(|p| p.display().to_string()).collect();
-        assert_eq!(names, ["gatem1.MD2", "gateM2.MD2", "GATEm10.md2"]);
+        // C first; I bare (no numbered I); S1 only (S2 is missing, so S3 is never probed); M1, M2
+        // and not M10 (M3 is missing) nor the bare M (numbered M files exist); the P set apart.
+        assert_eq!(names, ["gatec.md2", "gateI.md2", "gateS1.md2", "gatem1.MD2", "gateM2.MD2"]);
+        let p_set: Vec<String> = animations_in(&files, "Pgate").iter().map(|p| p.display().to_string()).collect();
+        assert_eq!(p_set, ["Pgatem1.md2"]);
     }
 }

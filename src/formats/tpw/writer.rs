@@ -96,6 +96,9 @@ pub struct MeshSpec {
     /// The record's flags word. Bit 0x200 is never written on a mesh record: it marks a
     /// transform-only node, and the engine skips the materials of a node that carries it.
     pub flags: u32,
+    /// The normals table at 0x64, one entry per final vertex (the lighter's reading); `None`
+    /// writes pointer 0 (no stored normals).
+    pub normals: Option<Vec<[f32; 3]>>,
 }
 
 impl Default for MeshSpec {
@@ -112,6 +115,7 @@ impl Default for MeshSpec {
             materials: Vec::new(),
             bbox: None,
             flags: 0,
+            normals: None,
         }
     }
 }
@@ -136,27 +140,48 @@ pub struct DummySpec {
     pub parent: Option<usize>,
     pub matrix: [f32; 16],
     pub flags: u32,
+    /// Makes this a path node: sets flag 0x8 and writes the path index at +0x52.
+    pub path: Option<u16>,
 }
 
 impl Default for DummySpec {
     fn default() -> Self {
-        Self { name: String::new(), parent: None, matrix: IDENTITY, flags: TRANSFORM_ONLY_FLAG }
+        Self { name: String::new(), parent: None, matrix: IDENTITY, flags: TRANSFORM_ONLY_FLAG, path: None }
     }
+}
+
+/// One path-table record (header 0xAC): type bits (0x1 closed, 0x2 Bezier, 0x8 straight) and
+/// points in the path node's space.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PathSpec {
+    pub kind: u32,
+    pub points: Vec<[f32; 3]>,
 }
 
 /// A whole mesh file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeshFile {
-    /// Header 0x04; the engine accepts up to 0xDD.
+    /// Header 0x04; the engine loads only 0xDD.
     pub version: u32,
+    /// Header 0x30 flag word: 0x1 is set in every static mesh; 0x4 makes animations additive.
+    pub flags: u32,
     pub textures: Vec<TextureSpec>,
     pub meshes: Vec<MeshSpec>,
     pub dummies: Vec<DummySpec>,
+    /// The path table at 0xAC (count at 0x40).
+    pub paths: Vec<PathSpec>,
 }
 
 impl Default for MeshFile {
     fn default() -> Self {
-        Self { version: MAX_VERSION, textures: Vec::new(), meshes: Vec::new(), dummies: Vec::new() }
+        Self {
+            version: MAX_VERSION,
+            flags: 0x1,
+            textures: Vec::new(),
+            meshes: Vec::new(),
+            dummies: Vec::new(),
+            paths: Vec::new(),
+        }
     }
 }
 
@@ -164,8 +189,8 @@ impl Default for MeshFile {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RotationKeySpec {
     pub frame: u16,
-    /// Only 0x0000 and 0xFFFF occur in the game.
-    pub flags: u16,
+    /// Easing curve id into [`TrackSpec::easing`]; [`NO_EASING`] (0xFFFF) for none.
+    pub curve: u16,
     /// x, y, z, w.
     pub quat: [f32; 4],
 }
@@ -179,24 +204,44 @@ pub struct MorphRecordSpec {
     pub values: Vec<u32>,
 }
 
-/// One UV entry: components `first..first + start.len()` ramp from `start` to `end` by
-/// `end_frame`. The duration word is `end_frame << 16 | duration_low`.
+/// A morph descriptor (0x2C bytes): flags byte, the track's quantisation box (centre at +0x14,
+/// step at +0x20) and its records.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct UvEntrySpec {
-    pub first: u16,
-    pub start: Vec<f32>,
-    pub end: Vec<f32>,
-    pub end_frame: u16,
-    pub duration_low: u16,
+pub struct MorphSpec {
+    pub flags: u8,
+    pub centre: [f32; 3],
+    pub step: [f32; 3],
+    pub records: Vec<MorphRecordSpec>,
 }
 
-/// Data for an undecoded channel: `flag` is one of 0x1 (slot +0x18), 0x180 (slot +0x20), 0x200
-/// (slot +0x24) or 0x20000 (slot +0x30). The writer stores `data` (at least 4 bytes, zero-padded
-/// to a multiple of 4) and its offset in that slot, and ORs the flag in.
+/// Raw float vertex frames (bits 0x1000 + 0x4000): a 16-byte record, the index table (one u32
+/// per target vertex) directly before whole frames of `per_frame` positions.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct UndecodedSpec {
-    pub flag: u32,
-    pub data: Vec<u8>,
+pub struct RawFramesSpec {
+    pub index: Vec<u32>,
+    pub per_frame: u32,
+    pub positions: Vec<[f32; 3]>,
+}
+
+/// One UV entry: the keys of one UV slot, `(frame, [u, v])`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UvEntrySpec {
+    pub keys: Vec<(u16, [f32; 2])>,
+}
+
+/// A position record: type word (0x12 Bezier, 0x18 straight), points and key frames.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PositionSpec {
+    pub kind: u32,
+    pub points: Vec<[f32; 3]>,
+    pub frames: Vec<u16>,
+}
+
+/// A path-progress record: one percentage per frame from `start`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PathProgressSpec {
+    pub start: u32,
+    pub values: Vec<f32>,
 }
 
 /// One 64-byte track descriptor and its channels.
@@ -205,22 +250,31 @@ pub struct TrackSpec {
     /// The index stored at +0x00; `None` writes its position in the table.
     pub index: Option<u32>,
     pub target: u16,
-    /// The unrelated u16 at +0x16.
+    /// The u16 at +0x16 when the track has no visibility channel (which owns it as its count).
     pub unrelated_16: u16,
     /// The frame value at +0x0C.
     pub frame_value: u32,
-    /// OR'd into the computed flag word as given (e.g. 0x4000). A channel bit set here without
-    /// its data leaves that slot 0: a deliberately broken track.
+    /// OR'd into the computed flag word as given (e.g. 0x400 facing, or 0x40). A channel bit set
+    /// here without its data leaves that slot 0: a deliberately broken track.
     pub extra_flags: u32,
     /// Empty means no rotation channel (bit 0x8, count at +0x10, pointer at +0x1C).
     pub rotation: Vec<RotationKeySpec>,
-    /// Bit 0x1000: a 16-byte descriptor at +0x28 and 20-byte records.
-    pub morph: Option<Vec<MorphRecordSpec>>,
-    /// Bit 0x10000: a 20-byte descriptor at +0x2C; index, value and duration tables contiguous.
+    /// Easing curves at +0x34, 8 bytes each; curve id k is record k.
+    pub easing: Vec<[u8; 8]>,
+    /// Bit 0x1000: a 0x2C-byte descriptor at +0x28 and 20-byte records.
+    pub morph: Option<MorphSpec>,
+    /// Bits 0x1000 + 0x4000: raw frames at +0x28.
+    pub raw_frames: Option<RawFramesSpec>,
+    /// Bit 0x10000: a 20-byte descriptor at +0x2C; index, value and frame tables contiguous.
     pub uv: Option<Vec<UvEntrySpec>>,
-    pub undecoded: Vec<UndecodedSpec>,
-    /// Data for the flagless +0x34 pointer (at least 4 bytes are written, zero-padded).
-    pub slot_34: Option<Vec<u8>>,
+    /// Bit 0x1: a 16-byte record at +0x18.
+    pub position: Option<PositionSpec>,
+    /// Bits 0x80 + 0x100: count at +0x12, 16-byte keys at +0x20.
+    pub scale: Option<Vec<(u16, [f32; 3])>>,
+    /// Bit 0x200: a 16-byte record at +0x24, values after it.
+    pub path_progress: Option<PathProgressSpec>,
+    /// Bit 0x20000: count at +0x16, i16 entries at +0x30.
+    pub visibility: Option<Vec<i16>>,
 }
 
 /// A whole animation file.
@@ -230,8 +284,11 @@ pub struct AnimFile {
     pub version: u32,
     /// Header 0x08; the engine discards the animation unless it is 0xCB.
     pub anim_version: u32,
-    /// Block +0x08.
+    /// Block +0x04 (0 in every game file) and +0x08: the clip spans their difference.
+    pub first_frame: i32,
     pub last_frame: u32,
+    /// Block +0x1A / +0x38: node indices hidden at clip start.
+    pub hide_list: Vec<u16>,
     pub tracks: Vec<TrackSpec>,
     /// Leave 4 bytes between the track table and the block, so that
     /// `tableOffset + count * 64 == blockOffset` fails.
@@ -245,7 +302,9 @@ impl Default for AnimFile {
         Self {
             version: MAX_VERSION,
             anim_version: ANIM_VERSION,
+            first_frame: 0,
             last_frame: 0,
+            hide_list: Vec::new(),
             tracks: Vec::new(),
             break_identity: false,
             no_block: false,
@@ -332,14 +391,6 @@ fn u32s(values: &[u32]) -> Vec<u8> {
 }
 
 /// `data` zero-padded to at least 4 bytes, so a slot pointer always lands inside the file.
-fn slot_data(data: &[u8]) -> Vec<u8> {
-    let mut out = data.to_vec();
-    out.resize(data.len().max(4), 0);
-    out
-}
-
-/// Writes `count` items of `axes` floats each in batches of 4, axis-major (4 X, 4 Y, ...),
-/// padding lanes zero. Returns the offset, or 0 for none.
 fn write_batched<const N: usize>(buf: &mut Buf, items: &[[f32; N]]) -> u64 {
     if items.is_empty() {
         return 0;
@@ -442,6 +493,12 @@ impl MeshFile {
             }
         }
         check_parents(&self.parents())?;
+        if self.paths.len() > limit {
+            return Err("more paths than a u16 count holds".into());
+        }
+        if let Some(d) = self.dummies.iter().find(|d| d.path.is_some_and(|p| usize::from(p) >= self.paths.len())) {
+            return Err(format!("dummy {} names a path past the {} written", d.name, self.paths.len()));
+        }
         for (i, dummy) in self.dummies.iter().enumerate() {
             check_name(&format!("dummy {i}"), &dummy.name)?;
         }
@@ -478,6 +535,9 @@ impl MeshFile {
                     ));
                 }
             }
+            if mesh.normals.as_ref().is_some_and(|n| !n.is_empty() && n.len() != order) {
+                return Err(format!("{what}: stored normals must number the {order} final vertices"));
+            }
             let finite = |v: &[f32]| v.iter().all(|x| x.is_finite());
             if !mesh.vertices.iter().all(|v| finite(v)) || !finite(&mesh.matrix) {
                 return Err(format!("{what}: a vertex or the matrix is not finite"));
@@ -498,6 +558,7 @@ impl MeshFile {
         buf.u16(HDR_FRAME_COUNT, to_u16(self.textures.len()));
         buf.u16(HDR_NODE_COUNT, to_u16(self.node_count()));
         buf.u16(HDR_MESH_COUNT, to_u16(self.meshes.len()));
+        buf.u32(HDR_FLAGS, self.flags);
 
         // Frame table: 8-byte entries (flags word first), then the 20-byte names; then the frame
         // data table, whose records point back at those names.
@@ -538,14 +599,17 @@ impl MeshFile {
         // The shared node header of both record kinds.
         let parents = self.parents();
         let (siblings, children) = derive_links(&parents);
-        let headers = self
-            .meshes
-            .iter()
-            .map(|m| (m.flags & !TRANSFORM_ONLY_FLAG, &m.matrix, &m.name))
-            .chain(self.dummies.iter().map(|d| (d.flags | TRANSFORM_ONLY_FLAG, &d.matrix, &d.name)));
-        for (node, (flags, matrix, name)) in headers.enumerate() {
+        let headers = self.meshes.iter().map(|m| (m.flags & !TRANSFORM_ONLY_FLAG, &m.matrix, &m.name, None)).chain(
+            self.dummies.iter().map(|d| {
+                let path_bit = if d.path.is_some() { PATH_NODE_FLAG } else { 0 };
+                (d.flags | TRANSFORM_ONLY_FLAG | path_bit, &d.matrix, &d.name, d.path)
+            }),
+        );
+        for (node, (flags, matrix, name, path)) in headers.enumerate() {
             let at = record(node);
             buf.u32(at + NODE_FLAGS, flags);
+            buf.u16(at + NODE_OWN_INDEX, to_u16(node));
+            buf.u16(at + NODE_PATH_INDEX, path.unwrap_or(0));
             let link = |target: Option<&Option<usize>>| target.copied().flatten().map_or(0, record);
             buf.offset(at + NODE_PARENT, link(parents.get(node)));
             buf.offset(at + NODE_SIBLING, link(siblings.get(node)));
@@ -559,6 +623,19 @@ impl MeshFile {
 
         for (mesh, at) in self.meshes.iter().zip((0u64..).map(|i| mesh_table + i * MESH_RECORD_SIZE)) {
             self.write_mesh_data(&mut buf, mesh, at, frame_table);
+        }
+        if !self.paths.is_empty() {
+            let table = buf.reserve(self.paths.len() as u64 * PATH_RECORD_SIZE);
+            for (i, path) in (0u64..).zip(&self.paths) {
+                let rec = table + i * PATH_RECORD_SIZE;
+                let points =
+                    buf.append(&path.points.iter().flatten().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
+                buf.u32(rec + PATH_TYPE, path.kind);
+                buf.u32(rec + PATH_POINT_COUNT, to_u32(path.points.len() as u64));
+                buf.offset(rec + PATH_POINTS, points);
+            }
+            buf.u16(HDR_TABLE_AC_COUNT, to_u16(self.paths.len()));
+            buf.offset(HDR_PATH_TABLE, table);
         }
         buf.finish()
     }
@@ -578,6 +655,10 @@ impl MeshFile {
         buf.offset(at + MESH_UV_DATA, uvs);
         let order = if mesh.vertex_order.is_empty() { 0 } else { buf.append(&u16s(&mesh.vertex_order)) };
         buf.offset(at + MESH_ORDER_TABLE, order);
+        if let Some(normals) = mesh.normals.as_ref().filter(|n| !n.is_empty()) {
+            let table = buf.append(&normals.iter().flatten().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
+            buf.offset(at + MESH_NORMALS, table);
+        }
 
         let faces = if mesh.faces.is_empty() { 0 } else { buf.reserve(mesh.faces.len() as u64 * FACE_RECORD_SIZE) };
         for (i, face) in (0u64..).zip(&mesh.faces) {
@@ -600,31 +681,24 @@ impl MeshFile {
     }
 }
 
-/// The descriptor slot an undecoded channel flag owns.
-pub fn undecoded_slot(flag: u32) -> Option<u64> {
-    match flag {
-        CH_POSITION => Some(TRACK_SLOT_POSITION),
-        CH_SLOT_20 => Some(TRACK_SLOT_20),
-        CH_SLOT_24 => Some(TRACK_SLOT_24),
-        CH_VISIBILITY => Some(TRACK_SLOT_VISIBILITY),
-        _ => None,
-    }
-}
-
 impl TrackSpec {
     /// The flag word written at +0x04: one bit per channel carried, plus `extra_flags`.
     pub fn flags(&self) -> u32 {
         let mut flags = self.extra_flags;
-        if !self.rotation.is_empty() {
-            flags |= CH_ROTATION;
-        }
-        if self.morph.is_some() {
-            flags |= CH_MORPH;
-        }
-        if self.uv.is_some() {
-            flags |= CH_UV;
-        }
-        self.undecoded.iter().fold(flags, |f, u| f | u.flag)
+        let mut set = |present: bool, bits: u32| {
+            if present {
+                flags |= bits;
+            }
+        };
+        set(!self.rotation.is_empty(), CH_ROTATION);
+        set(self.morph.is_some(), CH_MORPH);
+        set(self.raw_frames.is_some(), CH_MORPH | CH_RAW_FRAMES);
+        set(self.uv.is_some(), CH_UV);
+        set(self.position.is_some(), CH_POSITION);
+        set(self.scale.is_some(), CH_SCALE);
+        set(self.path_progress.is_some(), CH_PATH);
+        set(self.visibility.is_some(), CH_VISIBILITY);
+        flags
     }
 }
 
@@ -632,15 +706,18 @@ impl AnimFile {
     /// The structural rules a spec must follow for its file to lay out as the spec says.
     pub fn validate(&self) -> Result<(), String> {
         let limit = usize::from(u16::MAX);
-        if self.tracks.len() > limit {
-            return Err(format!("{} tracks do not fit the block's u16 count", self.tracks.len()));
+        if self.tracks.len() > limit || self.hide_list.len() > limit {
+            return Err(format!("{} tracks or the hide list do not fit a u16 count", self.tracks.len()));
         }
         let key_sum: usize = self.tracks.iter().map(|t| t.rotation.len()).sum();
         if key_sum > limit {
             return Err(format!("{key_sum} rotation keys do not fit the block's u16 sum"));
         }
         for (i, track) in self.tracks.iter().enumerate() {
-            for record in track.morph.iter().flatten() {
+            if track.morph.is_some() && track.raw_frames.is_some() {
+                return Err(format!("track {i}: morph and raw frames share the +0x28 slot"));
+            }
+            for record in track.morph.iter().flat_map(|m| &m.records) {
                 if record.channels.len() > limit || record.frames.len() > limit {
                     return Err(format!("track {i}: a morph record's counts do not fit u16"));
                 }
@@ -653,27 +730,29 @@ impl AnimFile {
                     ));
                 }
             }
-            if track.morph.as_ref().is_some_and(|r| r.len() > limit) {
+            if track.morph.as_ref().is_some_and(|m| m.records.len() > limit) {
                 return Err(format!("track {i}: too many morph records for the descriptor's u16"));
             }
-            for (k, entry) in track.uv.iter().flatten().enumerate() {
-                if entry.start.len() != entry.end.len() || entry.start.len() > limit {
+            if track.uv.iter().flatten().any(|e| e.keys.len() > limit) {
+                return Err(format!("track {i}: a UV entry has more keys than a u16 holds"));
+            }
+            if let Some(position) = &track.position {
+                let keys = position.frames.len();
+                let points = if position.kind & PATH_BEZIER != 0 { 3 * keys.saturating_sub(1) + 1 } else { keys };
+                if keys == 0 || keys > limit || position.points.len() != points {
                     return Err(format!(
-                        "track {i}: UV entry {k} has {} start and {} end components",
-                        entry.start.len(),
-                        entry.end.len()
+                        "track {i}: position type {:#x} with {keys} keys needs {points} points",
+                        position.kind
                     ));
                 }
             }
-            let mut seen = 0u32;
-            for undecoded in &track.undecoded {
-                if undecoded_slot(undecoded.flag).is_none() {
-                    return Err(format!("track {i}: {:#x} is not an undecoded channel flag", undecoded.flag));
-                }
-                if seen & undecoded.flag != 0 {
-                    return Err(format!("track {i}: channel {:#x} given twice", undecoded.flag));
-                }
-                seen |= undecoded.flag;
+            if track.scale.as_ref().is_some_and(|k| k.len() > limit)
+                || track.visibility.as_ref().is_some_and(|v| v.len() > limit)
+            {
+                return Err(format!("track {i}: scale keys or visibility entries do not fit a u16 count"));
+            }
+            if track.rotation.iter().any(|k| k.curve != NO_EASING && usize::from(k.curve) >= track.easing.len()) {
+                return Err(format!("track {i}: a rotation key names a curve past the {} written", track.easing.len()));
             }
         }
         Ok(())
@@ -696,10 +775,16 @@ impl AnimFile {
         let block = buf.reserve(ANIM_BLOCK_SIZE);
         buf.offset(HDR_ANIM_BLOCK, if self.no_block { 0 } else { block });
         let key_sum: usize = self.tracks.iter().map(|t| t.rotation.len()).sum();
+        buf.put(block + ANIM_FIRST_FRAME, &self.first_frame.to_le_bytes());
         buf.u32(block + ANIM_LAST_FRAME, self.last_frame);
         buf.u16(block + ANIM_ROTATION_KEY_SUM, to_u16(key_sum));
         buf.u16(block + ANIM_TRACK_COUNT, to_u16(self.tracks.len()));
         buf.offset(block + ANIM_TRACK_TABLE, table);
+        if !self.hide_list.is_empty() {
+            let list = buf.append(&u16s(&self.hide_list));
+            buf.u16(block + ANIM_HIDE_COUNT, to_u16(self.hide_list.len()));
+            buf.offset(block + ANIM_HIDE_LIST, list);
+        }
 
         for (position, track) in (0u32..).zip(&self.tracks) {
             write_track(&mut buf, table + u64::from(position) * TRACK_SIZE, position, track);
@@ -721,18 +806,25 @@ fn write_track(buf: &mut Buf, at: u64, position: u32, track: &TrackSpec) {
         for (i, key) in (0u64..).zip(&track.rotation) {
             let rec = keys + i * ROTATION_KEY_SIZE;
             buf.u16(rec, key.frame);
-            buf.u16(rec + 2, key.flags);
+            buf.u16(rec + 2, key.curve);
             buf.f32s(rec + 4, &key.quat);
         }
         buf.offset(at + TRACK_SLOT_ROTATION, keys);
     }
+    if !track.easing.is_empty() {
+        let curves = buf.append(&track.easing.concat());
+        buf.offset(at + TRACK_SLOT_EASING, curves);
+    }
 
-    if let Some(records) = &track.morph {
+    if let Some(morph) = &track.morph {
         let descriptor = buf.reserve(MORPH_DESCRIPTOR_SIZE);
-        let table = buf.reserve(records.len() as u64 * MORPH_RECORD_SIZE);
-        buf.u16(descriptor + MORPH_RECORD_COUNT, to_u16(records.len()));
+        let table = buf.reserve(morph.records.len() as u64 * MORPH_RECORD_SIZE);
+        buf.put(descriptor, &[morph.flags]);
+        buf.u16(descriptor + MORPH_RECORD_COUNT, to_u16(morph.records.len()));
         buf.offset(descriptor + MORPH_RECORD_TABLE, table);
-        for (i, record) in (0u64..).zip(records) {
+        buf.f32s(descriptor + MORPH_CENTRE, &morph.centre);
+        buf.f32s(descriptor + MORPH_STEP, &morph.step);
+        for (i, record) in (0u64..).zip(&morph.records) {
             let rec = table + i * MORPH_RECORD_SIZE;
             // Each array starts on a 4-byte boundary: the channel ids and the frames are padded.
             let channels = buf.append(&u16s(&record.channels));
@@ -747,57 +839,104 @@ fn write_track(buf: &mut Buf, at: u64, position: u32, track: &TrackSpec) {
         buf.offset(at + TRACK_SLOT_MORPH, descriptor);
     }
 
+    if let Some(frames) = &track.raw_frames {
+        let record = buf.reserve(RAW_FRAMES_RECORD_SIZE);
+        let index = buf.append(&u32s(&frames.index));
+        let positions =
+            buf.append(&frames.positions.iter().flatten().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
+        buf.offset(record, index);
+        buf.u32(record + 4, frames.per_frame);
+        buf.offset(record + 8, positions);
+        buf.offset(at + TRACK_SLOT_MORPH, record);
+    }
+
     if let Some(entries) = &track.uv {
         let n = entries.len() as u64;
-        let components: usize = entries.iter().map(|e| e.start.len()).sum();
+        let c: usize = entries.iter().map(|e| e.keys.len()).sum();
         let descriptor = buf.reserve(UV_DESCRIPTOR_SIZE);
-        // Index (n x 4), value (c x 8) and duration (n x 4) tables, contiguous in that order.
+        // Index (n x 4), value (c x 8) and frame (c x 2) tables, contiguous in that order.
         let index = buf.reserve(n * 4);
-        let values = buf.reserve(components as u64 * 8);
-        let durations = buf.reserve(n * 4);
-        buf.u32(descriptor, to_u32(n));
-        buf.offset(descriptor + 4, index);
-        buf.u32(descriptor + 8, to_u32(components as u64));
-        buf.offset(descriptor + 12, durations);
-        buf.offset(descriptor + 16, values);
-        let mut value_at = values;
+        let values = buf.reserve(c as u64 * 8);
+        let frames = buf.reserve(c as u64 * 2);
+        buf.u32(descriptor + UV_ENTRY_COUNT, to_u32(n));
+        buf.offset(descriptor + UV_INDEX_TABLE, index);
+        buf.u32(descriptor + UV_KEY_COUNT, to_u32(c as u64));
+        buf.offset(descriptor + UV_FRAME_TABLE, frames);
+        buf.offset(descriptor + UV_VALUE_TABLE, values);
+        let mut first = 0u64;
         for (i, entry) in (0u64..).zip(entries) {
-            buf.u16(index + 4 * i, entry.first);
-            buf.u16(index + 4 * i + 2, to_u16(entry.start.len()));
-            buf.f32s(value_at, &entry.start);
-            buf.f32s(value_at + 4 * entry.start.len() as u64, &entry.end);
-            value_at += 8 * entry.start.len() as u64;
-            buf.u32(durations + 4 * i, (u32::from(entry.end_frame) << 16) | u32::from(entry.duration_low));
+            buf.u16(index + 4 * i, to_u16(first as usize));
+            buf.u16(index + 4 * i + 2, to_u16(entry.keys.len()));
+            for (k, (frame, uv)) in (first..).zip(&entry.keys) {
+                buf.f32s(values + 8 * k, uv);
+                buf.u16(frames + 2 * k, *frame);
+            }
+            first += entry.keys.len() as u64;
         }
         buf.offset(at + TRACK_SLOT_UV, descriptor);
     }
 
-    for undecoded in &track.undecoded {
-        if let Some(slot) = undecoded_slot(undecoded.flag) {
-            let data = buf.append(&slot_data(&undecoded.data));
-            buf.offset(at + slot, data);
-        }
+    if let Some(position) = &track.position {
+        let record = buf.reserve(POSITION_RECORD_SIZE);
+        let points = buf.append(&position.points.iter().flatten().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
+        let keys: Vec<u16> = position.frames.iter().flat_map(|&f| [f, 0]).collect();
+        let keys = buf.append(&u16s(&keys));
+        buf.u32(record, position.kind);
+        buf.u16(record + 4, to_u16(position.points.len()));
+        buf.u16(record + 6, to_u16(position.frames.len()));
+        buf.offset(record + 8, points);
+        buf.offset(record + 12, keys);
+        buf.offset(at + TRACK_SLOT_POSITION, record);
     }
-    if let Some(data) = &track.slot_34 {
-        let data = buf.append(&slot_data(data));
-        buf.offset(at + TRACK_SLOT_34, data);
+
+    if let Some(keys) = &track.scale {
+        let table = buf.reserve(keys.len() as u64 * SCALE_KEY_SIZE);
+        for (i, (frame, value)) in (0u64..).zip(keys) {
+            buf.u16(table + i * SCALE_KEY_SIZE, *frame);
+            buf.f32s(table + i * SCALE_KEY_SIZE + 4, value);
+        }
+        buf.u16(at + TRACK_SCALE_COUNT, to_u16(keys.len()));
+        buf.offset(at + TRACK_SLOT_SCALE, table);
+    }
+
+    if let Some(progress) = &track.path_progress {
+        // The values follow the record directly, as in all 71 game tracks.
+        let record = buf.reserve(PATH_PROGRESS_RECORD_SIZE + progress.values.len() as u64 * 4);
+        buf.u32(record, progress.start);
+        buf.u32(record + 4, to_u32(progress.values.len() as u64));
+        buf.offset(record + 12, record + PATH_PROGRESS_RECORD_SIZE);
+        buf.f32s(record + PATH_PROGRESS_RECORD_SIZE, &progress.values);
+        buf.offset(at + TRACK_SLOT_PATH, record);
+    }
+
+    if let Some(entries) = &track.visibility {
+        let list: Vec<u8> = entries.iter().flat_map(|e| e.to_le_bytes()).collect();
+        let list = if list.is_empty() { buf.reserve(ALIGN) } else { buf.append(&list) };
+        buf.u16(at + TRACK_VISIBILITY_COUNT, to_u16(entries.len()));
+        buf.offset(at + TRACK_SLOT_VISIBILITY, list);
     }
 }
 
 /// Packs a position into the three signed 10-bit fields of a morph value (X bits 0-9, Y 10-19,
-/// Z 20-29), each mapped onto the box: the inverse of the spec's
-/// `centre + field * (max - min) / 1023`, rounded and clamped to -512..=511. A flat axis packs 0.
-pub fn pack_morph(pos: [f32; 3], min: [f32; 3], max: [f32; 3]) -> u32 {
-    let fields = pos.iter().zip(min.iter().zip(&max)).map(|(&p, (&lo, &hi))| {
-        let range = hi - lo;
-        let field = if range > 0.0 && range.is_finite() && p.is_finite() {
-            ((p - (lo + hi) * 0.5) * 1023.0 / range).round().clamp(-512.0, 511.0) as i32
+/// Z 20-29) in a track's box: the inverse of `centre + field * step`, rounded and clamped to
+/// -512..=511. A zero step packs 0.
+pub fn pack_morph(pos: [f32; 3], centre: [f32; 3], step: [f32; 3]) -> u32 {
+    let fields = pos.iter().zip(centre.iter().zip(&step)).map(|(&p, (&c, &s))| {
+        let field = if s != 0.0 && s.is_finite() && p.is_finite() {
+            ((p - c) / s).round().clamp(-512.0, 511.0) as i32
         } else {
             0
         };
         (field as u32) & 0x3FF
     });
     fields.zip([0u32, 10, 20]).fold(0, |raw, (field, shift)| raw | (field << shift))
+}
+
+/// A box (centre, step) whose 10-bit fields span `min..=max`: centre midway, step =
+/// extent / 1023 (the writer's choice; the notes say nothing of how the game's tools chose).
+pub fn morph_box(min: [f32; 3], max: [f32; 3]) -> ([f32; 3], [f32; 3]) {
+    let (min, max) = (Vec3::from_array(min), Vec3::from_array(max));
+    (((min + max) * 0.5).to_array(), ((max - min) / 1023.0).to_array())
 }
 
 /// Row-major (row-vector) form of a column-vector glam matrix: the same 16 floats.
@@ -855,6 +994,7 @@ mod tests {
     use crate::formats::reader::Reader;
     use crate::formats::tpw::{FORMAT, anim, decode, decode_model};
     use crate::scene::{AlphaMode, NodeKind};
+    use glam::Vec2;
 
     fn u16_at(b: &[u8], at: usize) -> u16 {
         u16::from_le_bytes(b[at..at + 2].try_into().unwrap())
@@ -977,6 +1117,7 @@ mod tests {
                 parent: Some(0),
                 matrix: then(&shear_y(0.25, 0.0), &translation(-11.92, 8.99, 8.40)),
                 flags: 0,
+                path: None,
             }],
             ..MeshFile::default()
         };
@@ -1037,6 +1178,16 @@ mod tests {
             ],
             bbox: Some(([-1.0, -2.0, -3.0], [4.0, 5.0, 6.0])),
             flags: 0x20,
+            // Stored per final vertex, not unit length: the decoder normalises them.
+            normals: Some(vec![
+                [0.0, 2.0, 0.0],
+                [0.0, 0.0, -3.0],
+                [1.0, 0.0, 0.0],
+                [0.0, 0.5, 0.0],
+                [0.0, -1.0, 0.0],
+                [3.0, 4.0, 0.0],
+                [0.0, 0.0, 1.0],
+            ]),
         };
         let file = MeshFile {
             textures: vec![TextureSpec::opaque("sand"), TextureSpec::new("water", 0x13)],
@@ -1061,9 +1212,48 @@ mod tests {
         assert_eq!(scene.materials[1].flags, 0x13);
         assert_eq!(model.meshes[0].bbox_min, Vec3::new(-1.0, -2.0, -3.0));
         assert_eq!(model.meshes[0].bbox_max, Vec3::new(4.0, 5.0, 6.0));
+        // The file's normals, not ones computed from the faces (which would all be +-Y here).
+        assert_eq!(m.normals[1], Vec3::new(0.0, 0.0, -1.0));
+        assert_eq!(m.normals[5], Vec3::new(0.6, 0.8, 0.0));
         assert_eq!((model.meshes[0].vertex_count, model.meshes[0].order_length), (5, 7));
         assert_eq!(scene.nodes[0].local.to_cols_array(), mesh.matrix);
         assert_eq!(scene.nodes[0].raw[0].value, 0x20);
+    }
+
+    #[test]
+    fn paths_path_nodes_and_the_flag_word() {
+        let file = MeshFile {
+            flags: 0x5,
+            meshes: vec![numbered_mesh("cart", 3)],
+            dummies: vec![
+                DummySpec { name: "spline".into(), path: Some(1), ..DummySpec::default() },
+                DummySpec { name: "plain".into(), ..DummySpec::default() },
+            ],
+            paths: vec![
+                PathSpec { kind: 0x8, points: vec![[0.0; 3], [1.0, 0.0, 0.0]] },
+                PathSpec { kind: 0x3, points: vec![[0.0; 3], [1.0; 3], [2.0; 3], [3.0; 3], [4.0; 3], [5.0; 3]] },
+            ],
+            ..MeshFile::default()
+        };
+        let b = file.to_bytes();
+        assert_eq!(u32_at(&b, 0x30), 0x5);
+        assert_eq!(u16_at(&b, 0x40), 2);
+        let dummies = u32_at(&b, 0x74) as usize;
+        // [flags, own index at 0x50, path index at 0x52] of nodes 1 and 2.
+        assert_eq!((u32_at(&b, dummies), u16_at(&b, dummies + 0x50), u16_at(&b, dummies + 0x52)), (0x208, 1, 1));
+        assert_eq!((u32_at(&b, dummies + 0x58), u16_at(&b, dummies + 0x58 + 0x50)), (0x200, 2));
+        let table = u32_at(&b, 0xAC) as usize;
+        assert_eq!([0, 4, 12].map(|k| u32_at(&b, table + 16 + k)), [0x3, 6, 0]);
+        let points = u32_at(&b, table + 16 + 8) as usize;
+        assert_eq!(f32_at(&b, points + 12 * 5 + 8), 5.0);
+
+        let model = decode_model(&b).unwrap();
+        assert!(model.additive);
+        assert_eq!(model.path_nodes, [None, Some(1), None]);
+        let path = model.paths[1].clone().unwrap();
+        assert_eq!((path.kind, path.closed, path.points.len()), (crate::scene::PathKind::Bezier, true, 6));
+        assert_eq!(path.segments(), 2);
+        assert_eq!(model.paths[0].clone().unwrap().segments(), 1, "two points, open, straight");
     }
 
     #[test]
@@ -1104,20 +1294,31 @@ mod tests {
         assert!(long_texture.validate().is_err());
         let values = AnimFile {
             tracks: vec![TrackSpec {
-                morph: Some(vec![MorphRecordSpec { channels: vec![0, 1], frames: vec![0], values: vec![0] }]),
+                morph: Some(MorphSpec {
+                    records: vec![MorphRecordSpec { channels: vec![0, 1], frames: vec![0], values: vec![0] }],
+                    ..MorphSpec::default()
+                }),
                 ..TrackSpec::default()
             }],
             ..AnimFile::default()
         };
         assert!(values.validate().unwrap_err().contains("1 values for 2 channels x 1 frames"));
-        let flag = AnimFile {
+        let points = AnimFile {
             tracks: vec![TrackSpec {
-                undecoded: vec![UndecodedSpec { flag: 0x40, data: vec![] }],
+                position: Some(PositionSpec { kind: 0x12, points: vec![[0.0; 3]; 3], frames: vec![0, 10] }),
                 ..TrackSpec::default()
             }],
             ..AnimFile::default()
         };
-        assert!(flag.validate().is_err());
+        assert!(points.validate().unwrap_err().contains("needs 4 points"));
+        let curve = AnimFile {
+            tracks: vec![TrackSpec {
+                rotation: vec![RotationKeySpec { curve: 0, ..key(0, 0.0) }],
+                ..TrackSpec::default()
+            }],
+            ..AnimFile::default()
+        };
+        assert!(curve.validate().unwrap_err().contains("curve"));
     }
 
     #[test]
@@ -1149,38 +1350,74 @@ mod tests {
         assert!(decode(&bytes).unwrap().warnings.is_empty());
 
         let anim = AnimFile {
-            tracks: vec![TrackSpec {
-                rotation: vec![key(0, 0.0)],
-                morph: Some(vec![
-                    MorphRecordSpec { channels: vec![0], frames: vec![0, 1, 2], values: vec![0; 3] },
-                    MorphRecordSpec { channels: vec![1, 2, 3], frames: vec![5], values: vec![0; 3] },
-                ]),
-                uv: Some(vec![UvEntrySpec { first: 1, start: vec![0.0], end: vec![1.0], ..UvEntrySpec::default() }]),
-                undecoded: vec![UndecodedSpec { flag: 0x1, data: vec![1, 2, 3] }],
-                slot_34: Some(vec![9]),
-                ..TrackSpec::default()
-            }],
+            hide_list: vec![1, 2, 3],
+            tracks: vec![
+                TrackSpec {
+                    rotation: vec![RotationKeySpec { curve: 0, ..key(0, 0.0) }, key(3, 0.0)],
+                    easing: vec![[1, 2, 3, 4, 5, 6, 7, 8]],
+                    morph: Some(MorphSpec {
+                        records: vec![
+                            MorphRecordSpec { channels: vec![0], frames: vec![0, 1, 2], values: vec![0; 3] },
+                            MorphRecordSpec { channels: vec![1, 2, 3], frames: vec![5], values: vec![0; 3] },
+                        ],
+                        ..MorphSpec::default()
+                    }),
+                    uv: Some(vec![UvEntrySpec { keys: vec![(0, [0.0, 0.0]), (1, [1.0, 0.0]), (7, [0.5, 0.5])] }]),
+                    position: Some(PositionSpec { kind: 0x18, points: vec![[1.0; 3]], frames: vec![3] }),
+                    scale: Some(vec![(1, [1.0; 3])]),
+                    path_progress: Some(PathProgressSpec { start: 0, values: vec![1.0, 2.0, 3.0] }),
+                    visibility: Some(vec![1, -2, 3]),
+                    ..TrackSpec::default()
+                },
+                TrackSpec {
+                    raw_frames: Some(RawFramesSpec {
+                        index: vec![0, 2, 1],
+                        per_frame: 3,
+                        positions: vec![[0.5; 3]; 3],
+                    }),
+                    ..TrackSpec::default()
+                },
+            ],
             ..AnimFile::default()
         };
         let bytes = anim.to_bytes();
-        let t = 0xB4;
-        let mut offsets = vec![u32_at(&bytes, 0x98)];
-        offsets.extend([0x18, 0x1C, 0x28, 0x2C, 0x34].map(|k| u32_at(&bytes, t + k)));
-        let records = u32_at(&bytes, u32_at(&bytes, t + 0x28) as usize + 0x0C) as usize;
+        let block = u32_at(&bytes, 0x98) as usize;
+        let mut offsets = vec![block as u32, u32_at(&bytes, block + 0x38)];
+        for t in [0xB4, 0xF4] {
+            offsets.extend([0x18, 0x1C, 0x20, 0x24, 0x28, 0x2C, 0x30, 0x34].map(|k| u32_at(&bytes, t + k)));
+        }
+        let records = u32_at(&bytes, u32_at(&bytes, 0xB4 + 0x28) as usize + 0x0C) as usize;
         offsets.push(records as u32);
         for i in 0..2 {
             offsets.extend([4, 8, 12].map(|k| u32_at(&bytes, records + 20 * i + k)));
         }
-        let uv = u32_at(&bytes, t + 0x2C) as usize;
+        let uv = u32_at(&bytes, 0xB4 + 0x2C) as usize;
         offsets.extend([4, 12, 16].map(|k| u32_at(&bytes, uv + k)));
+        let position = u32_at(&bytes, 0xB4 + 0x18) as usize;
+        offsets.extend([8, 12].map(|k| u32_at(&bytes, position + k)));
+        offsets.push(u32_at(&bytes, u32_at(&bytes, 0xB4 + 0x24) as usize + 12));
+        let raw = u32_at(&bytes, 0xF4 + 0x28) as usize;
+        offsets.extend([0, 8].map(|k| u32_at(&bytes, raw + k)));
         assert!(offsets.iter().all(|o| o % 4 == 0), "{offsets:x?}");
         let decoded = anim::decode_anim(&Reader::new(&bytes, FORMAT)).unwrap();
         assert!(decoded.warnings.is_empty(), "{:?}", decoded.warnings);
-        assert!(matches!(decoded.tracks[0].morph, Some(Ok(_))));
+        let track = &decoded.tracks[0];
+        assert!(matches!(track.morph, Some(Ok(_))));
+        for ok in [
+            track.rotation.as_ref().map(|r| r.is_ok()),
+            track.uv.as_ref().map(|r| r.is_ok()),
+            track.position_curve.as_ref().map(|r| r.is_ok()),
+            track.scale.as_ref().map(|r| r.is_ok()),
+            track.path_progress.as_ref().map(|r| r.is_ok()),
+            track.visibility.as_ref().map(|r| r.is_ok()),
+            decoded.tracks[1].raw_frames.as_ref().map(|r| r.is_ok()),
+        ] {
+            assert_eq!(ok, Some(true), "{track:?}");
+        }
     }
 
     fn key(frame: u16, radians: f32) -> RotationKeySpec {
-        RotationKeySpec { frame, flags: 0, quat: quat_y(radians) }
+        RotationKeySpec { frame, curve: NO_EASING, quat: quat_y(radians) }
     }
 
     #[test]
@@ -1216,9 +1453,10 @@ mod tests {
         let decoded = anim::decode_anim(&Reader::new(&b, FORMAT)).unwrap();
         assert_eq!(decoded.status, anim::BlockStatus::Readable);
         assert!(decoded.warnings.is_empty(), "{:?}", decoded.warnings);
-        let keys = decoded.tracks[1].rotation.clone().unwrap().unwrap();
-        assert_eq!(keys.iter().map(|k| k.frame).collect::<Vec<_>>(), [0, 15, 30]);
-        assert!(keys[2].quat.abs_diff_eq(Quat::from_rotation_y(-1.0), 1e-6));
+        let rotation = decoded.tracks[1].rotation.clone().unwrap().unwrap();
+        assert_eq!(rotation.keys.iter().map(|k| k.frame).collect::<Vec<_>>(), [0, 15, 30]);
+        assert!(rotation.keys[2].quat.abs_diff_eq(Quat::from_rotation_y(-1.0), 1e-6));
+        assert_eq!(rotation.curves, [None; 3]);
 
         let broken = AnimFile { break_identity: true, ..file.clone() }.to_bytes();
         assert_eq!(u32_at(&broken, 0x98), 0x138);
@@ -1236,92 +1474,98 @@ mod tests {
     fn morph_arrays_are_padded_to_four_bytes() {
         let file = AnimFile {
             tracks: vec![TrackSpec {
-                morph: Some(vec![
-                    MorphRecordSpec { channels: vec![0, 1, 2], frames: vec![0, 10], values: (1..=6).collect() },
-                    MorphRecordSpec { channels: vec![3, 4], frames: vec![0], values: vec![7, 8] },
-                ]),
+                morph: Some(MorphSpec {
+                    flags: 0x03,
+                    centre: [1.0, 2.0, 3.0],
+                    step: [0.5, 0.25, 0.125],
+                    records: vec![
+                        MorphRecordSpec { channels: vec![0, 1, 2], frames: vec![0, 10], values: (1..=6).collect() },
+                        MorphRecordSpec { channels: vec![3, 4], frames: vec![0], values: vec![7, 8] },
+                    ],
+                }),
                 ..TrackSpec::default()
             }],
             ..AnimFile::default()
         };
         let b = file.to_bytes();
-        // Table 0xB4..0xF4, block 0xF4..0x13C, descriptor 0x13C, records 0x14C..0x174.
+        // Table 0xB4..0xF4, block 0xF4..0x13C, descriptor 0x13C..0x168 (0x2C), records 0x168..0x190.
         let track = 0xB4;
         assert_eq!(u32_at(&b, track + 4), 0x1000);
         assert_eq!(u32_at(&b, track + 0x28), 0x13C);
-        assert_eq!(u16_at(&b, 0x13C + 2), 2);
-        assert_eq!(u32_at(&b, 0x13C + 0x0C), 0x14C);
+        assert_eq!((b[0x13C], u16_at(&b, 0x13C + 2)), (0x03, 2));
+        assert_eq!(u32_at(&b, 0x13C + 0x0C), 0x168);
+        assert_eq!([0x14, 0x18, 0x1C].map(|k| f32_at(&b, 0x13C + k)), [1.0, 2.0, 3.0]);
+        assert_eq!([0x20, 0x24, 0x28].map(|k| f32_at(&b, 0x13C + k)), [0.5, 0.25, 0.125]);
         // Record 0: 3 channel ids (6 bytes, padded to 8: gap 2b + 2), 2 frames (4 bytes: gap 2a).
-        let rec = |i: usize| [0, 2].map(|k| u16_at(&b, 0x14C + 20 * i + k));
-        let ptrs = |i: usize| [4, 8, 12].map(|k| u32_at(&b, 0x14C + 20 * i + k));
+        let rec = |i: usize| [0, 2].map(|k| u16_at(&b, 0x168 + 20 * i + k));
+        let ptrs = |i: usize| [4, 8, 12].map(|k| u32_at(&b, 0x168 + 20 * i + k));
         assert_eq!(rec(0), [2, 3]);
-        assert_eq!(ptrs(0), [0x174, 0x17C, 0x180]);
-        assert_eq!(&b[0x174..0x17C], &[0, 0, 1, 0, 2, 0, 0, 0]);
-        assert_eq!(u32_at(&b, 0x180 + 4 * 5), 6);
+        assert_eq!(ptrs(0), [0x190, 0x198, 0x19C]);
+        assert_eq!(&b[0x190..0x198], &[0, 0, 1, 0, 2, 0, 0, 0]);
+        assert_eq!(u32_at(&b, 0x19C + 4 * 5), 6);
         // Record 1: 2 channel ids (4 bytes: gap 2b), 1 frame (2 bytes, padded to 4: gap 2a + 2).
         assert_eq!(rec(1), [1, 2]);
-        assert_eq!(ptrs(1), [0x198, 0x19C, 0x1A0]);
-        assert_eq!(b.len(), 0x1A8);
+        assert_eq!(ptrs(1), [0x1B4, 0x1B8, 0x1BC]);
+        assert_eq!(b.len(), 0x1C4);
 
         let decoded = anim::decode_anim(&Reader::new(&b, FORMAT)).unwrap();
-        let records = decoded.tracks[0].morph.clone().unwrap().unwrap();
-        assert_eq!(records[0].channels, [0, 1, 2]);
-        assert_eq!(records[0].frames, [0, 10]);
-        assert_eq!(records[0].values, [1, 2, 3, 4, 5, 6]);
-        assert_eq!(records[1].values, [7, 8]);
+        let morph = decoded.tracks[0].morph.clone().unwrap().unwrap();
+        assert_eq!((morph.flags, morph.centre, morph.step), (3, Vec3::new(1.0, 2.0, 3.0), Vec3::new(0.5, 0.25, 0.125)));
+        assert_eq!(morph.records[0].channels, [0, 1, 2]);
+        assert_eq!(morph.records[0].frames, [0, 10]);
+        assert_eq!(morph.records[0].values, [1, 2, 3, 4, 5, 6]);
+        assert_eq!(morph.records[1].values, [7, 8]);
     }
 
     #[test]
-    fn uv_tables_are_contiguous_and_durations_carry_the_end_frame() {
+    fn uv_runs_pack_index_then_values_then_frames() {
         let file = AnimFile {
+            last_frame: 100,
             tracks: vec![TrackSpec {
                 uv: Some(vec![
-                    UvEntrySpec {
-                        first: 0,
-                        start: vec![0.0, 0.5],
-                        end: vec![-1.0, -0.5],
-                        end_frame: 100,
-                        duration_low: 3,
-                    },
-                    UvEntrySpec { first: 5, start: vec![0.25], end: vec![1.25], end_frame: 50, duration_low: 0 },
+                    UvEntrySpec { keys: vec![(0, [0.0, 0.5]), (40, [-1.0, -0.5]), (100, [-2.0, -1.0])] },
+                    UvEntrySpec { keys: vec![(0, [0.25, 0.0]), (50, [1.25, 0.0])] },
                 ]),
                 ..TrackSpec::default()
             }],
             ..AnimFile::default()
         };
         let b = file.to_bytes();
-        // Descriptor at 0x13C; index 0x150 (2 x 4), values 0x158 (3 x 8), durations 0x170 (2 x 4).
+        // Descriptor 0x13C; index 0x150 (2 x 4), values 0x158 (5 x 8), frames 0x180 (5 x 2).
         assert_eq!(u32_at(&b, 0xB4 + 4), 0x10000);
         assert_eq!(u32_at(&b, 0xB4 + 0x2C), 0x13C);
-        assert_eq!([0, 4, 8, 12, 16].map(|k| u32_at(&b, 0x13C + k)), [2, 0x150, 3, 0x170, 0x158]);
-        assert_eq!(&b[0x150..0x158], &[0, 0, 2, 0, 5, 0, 1, 0]);
-        assert_eq!([0, 4, 8, 12].map(|k| f32_at(&b, 0x158 + k)), [0.0, 0.5, -1.0, -0.5]);
-        assert_eq!((f32_at(&b, 0x168), f32_at(&b, 0x16C)), (0.25, 1.25));
-        assert_eq!((u32_at(&b, 0x170), u32_at(&b, 0x174)), (100 << 16 | 3, 50 << 16));
+        assert_eq!([0, 4, 8, 12, 16].map(|k| u32_at(&b, 0x13C + k)), [2, 0x150, 5, 0x180, 0x158]);
+        assert_eq!(&b[0x150..0x158], &[0, 0, 3, 0, 3, 0, 2, 0]);
+        assert_eq!([0, 4, 8, 12, 16, 20].map(|k| f32_at(&b, 0x158 + k)), [0.0, 0.5, -1.0, -0.5, -2.0, -1.0]);
+        assert_eq!((f32_at(&b, 0x170), f32_at(&b, 0x178)), (0.25, 1.25));
+        assert_eq!([0, 2, 4, 6, 8].map(|k| u16_at(&b, 0x180 + k)), [0, 40, 100, 0, 50]);
+        assert_eq!(b.len(), 0x18C);
 
         let decoded = anim::decode_anim(&Reader::new(&b, FORMAT)).unwrap();
         let entries = decoded.tracks[0].uv.clone().unwrap().unwrap();
-        assert_eq!(entries[0].end, [-1.0, -0.5]);
-        assert_eq!((entries[1].first, entries[1].end_frame), (5, 50));
+        assert_eq!(entries[0].keys[1], (40, Vec2::new(-1.0, -0.5)));
+        assert_eq!(entries[1].keys, [(0, Vec2::new(0.25, 0.0)), (50, Vec2::new(1.25, 0.0))]);
         assert_eq!(decoded.length(), 100);
     }
 
     #[test]
-    fn undecoded_channels_fill_their_own_slots() {
+    fn node_channels_fill_their_own_slots() {
         let file = AnimFile {
             tracks: vec![TrackSpec {
                 index: Some(9),
                 target: 3,
-                unrelated_16: 0xBEEF,
                 frame_value: 42,
-                extra_flags: 0x4000,
-                undecoded: vec![
-                    UndecodedSpec { flag: 0x1, data: vec![1, 2, 3, 4, 5] },
-                    UndecodedSpec { flag: 0x180, data: vec![] },
-                    UndecodedSpec { flag: 0x200, data: vec![6] },
-                    UndecodedSpec { flag: 0x20000, data: vec![7; 8] },
-                ],
-                slot_34: Some(vec![32, 66, 105]),
+                extra_flags: CH_PATH_FACING,
+                rotation: vec![RotationKeySpec { curve: 0, ..key(0, 0.0) }, key(10, 1.0)],
+                easing: vec![[32, 66, 105, 141, 176, 208, 233, 249]],
+                position: Some(PositionSpec {
+                    kind: 0x18,
+                    points: vec![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]],
+                    frames: vec![0, 10],
+                }),
+                scale: Some(vec![(5, [1.0, 2.0, 3.0])]),
+                path_progress: Some(PathProgressSpec { start: 0, values: vec![10.0, 20.0] }),
+                visibility: Some(vec![0, -7, 12]),
                 ..TrackSpec::default()
             }],
             ..AnimFile::default()
@@ -1329,39 +1573,99 @@ mod tests {
         let b = file.to_bytes();
         let t = 0xB4;
         assert_eq!(u32_at(&b, t), 9);
-        assert_eq!(u32_at(&b, t + 4), 0x4000 | 0x1 | 0x180 | 0x200 | 0x20000);
+        assert_eq!(u32_at(&b, t + 4), 0x8 | 0x1 | 0x180 | 0x200 | 0x400 | 0x20000);
         assert_eq!(u32_at(&b, t + 0x0C), 42);
-        assert_eq!((u16_at(&b, t + 0x14), u16_at(&b, t + 0x16)), (3, 0xBEEF));
-        // Data after the block (0xF4..0x13C), each padded to 4 (and at least 4 bytes).
-        assert_eq!([0x18, 0x20, 0x24, 0x30, 0x34].map(|k| u32_at(&b, t + k)), [0x13C, 0x144, 0x148, 0x14C, 0x154]);
-        assert_eq!(&b[0x13C..0x144], &[1, 2, 3, 4, 5, 0, 0, 0]);
-        assert_eq!(&b[0x154..0x158], &[32, 66, 105, 0]);
-        assert_eq!([0x1C, 0x28, 0x2C].map(|k| u32_at(&b, t + k)), [0, 0, 0]);
+        // Counts: rotation +0x10, scale +0x12, target +0x14, visibility +0x16.
+        assert_eq!([0x10, 0x12, 0x14, 0x16].map(|k| u16_at(&b, t + k)), [2, 1, 3, 3]);
+        // After the block (0xF4..0x13C): rotation keys 0x13C (40), curves 0x164 (8), position
+        // record 0x16C (16), its points 0x17C (24) and keys 0x194 (8), scale keys 0x19C (16),
+        // path record 0x1AC with values at 0x1BC (8), visibility 0x1C4 (6, padded to 8).
+        assert_eq!(
+            [0x18, 0x1C, 0x20, 0x24, 0x28, 0x2C, 0x30, 0x34].map(|k| u32_at(&b, t + k)),
+            [0x16C, 0x13C, 0x19C, 0x1AC, 0, 0, 0x1C4, 0x164]
+        );
+        assert_eq!((u16_at(&b, 0x13C + 2), u16_at(&b, 0x13C + 22)), (0, 0xFFFF));
+        assert_eq!(&b[0x164..0x16C], &[32, 66, 105, 141, 176, 208, 233, 249]);
+        assert_eq!([0, 4, 8, 12].map(|k| u32_at(&b, 0x16C + k)), [0x18, 0x0002_0002, 0x17C, 0x194]);
+        assert_eq!(f32_at(&b, 0x17C + 12), 4.0);
+        assert_eq!([0, 2, 4, 6].map(|k| u16_at(&b, 0x194 + k)), [0, 0, 10, 0]);
+        assert_eq!((u16_at(&b, 0x19C), f32_at(&b, 0x19C + 8)), (5, 2.0));
+        assert_eq!([0, 4, 8, 12].map(|k| u32_at(&b, 0x1AC + k)), [0, 2, 0, 0x1BC]);
+        assert_eq!((f32_at(&b, 0x1BC), f32_at(&b, 0x1C0)), (10.0, 20.0));
+        assert_eq!(&b[0x1C4..0x1CC], &[0, 0, 0xF9, 0xFF, 12, 0, 0, 0]);
+        assert_eq!(b.len(), 0x1CC);
 
         let decoded = anim::decode_anim(&Reader::new(&b, FORMAT)).unwrap();
         let track = &decoded.tracks[0];
-        assert_eq!((track.stored_index, track.target, track.unrelated_16, track.frame_value), (9, 3, 0xBEEF, 42));
-        assert!(track.rotation.is_none() && track.morph.is_none() && track.uv.is_none());
+        assert_eq!((track.stored_index, track.target, track.frame_value), (9, 3, 42));
+        let rotation = track.rotation.clone().unwrap().unwrap();
+        assert_eq!(rotation.curves, [Some([32, 66, 105, 141, 176, 208, 233, 249]), None]);
+        let position = track.position_curve.clone().unwrap().unwrap();
+        assert_eq!((position.kind, position.frames.as_slice()), (0x18, &[0u16, 10][..]));
+        assert_eq!(track.scale.clone().unwrap().unwrap(), [(5, Vec3::new(1.0, 2.0, 3.0))]);
+        assert_eq!(track.path_progress.clone().unwrap().unwrap().values, [10.0, 20.0]);
+        assert_eq!(track.visibility.clone().unwrap().unwrap(), [0, -7, 12]);
+        assert!(track.morph.is_none() && track.uv.is_none() && track.raw_frames.is_none());
         assert_eq!(decoded.warnings, ["track 0: stores index 9, expected 0"]);
     }
 
     #[test]
+    fn raw_frames_and_the_hide_list() {
+        let file = AnimFile {
+            last_frame: 1,
+            hide_list: vec![2, 5, 7],
+            tracks: vec![TrackSpec {
+                raw_frames: Some(RawFramesSpec {
+                    index: vec![1, 0],
+                    per_frame: 2,
+                    positions: vec![[1.0; 3], [2.0; 3], [3.0; 3], [4.0; 3]],
+                }),
+                ..TrackSpec::default()
+            }],
+            ..AnimFile::default()
+        };
+        let b = file.to_bytes();
+        // Block 0xF4; hide list 0x13C (6 bytes, padded to 8); record 0x144; index 0x154 (8);
+        // positions 0x15C (48).
+        assert_eq!((u16_at(&b, 0xF4 + 0x1A), u32_at(&b, 0xF4 + 0x38)), (3, 0x13C));
+        assert_eq!([0, 2, 4].map(|k| u16_at(&b, 0x13C + k)), [2, 5, 7]);
+        assert_eq!((u32_at(&b, 0xB4 + 4), u32_at(&b, 0xB4 + 0x28)), (0x5000, 0x144));
+        assert_eq!([0, 4, 8, 12].map(|k| u32_at(&b, 0x144 + k)), [0x154, 2, 0x15C, 0]);
+        assert_eq!((u32_at(&b, 0x154), u32_at(&b, 0x158)), (1, 0));
+        assert_eq!(f32_at(&b, 0x15C + 36), 4.0);
+        assert_eq!(b.len(), 0x18C);
+
+        let decoded = anim::decode_anim(&Reader::new(&b, FORMAT)).unwrap();
+        assert_eq!(decoded.hide_list, [2, 5, 7]);
+        let frames = decoded.tracks[0].raw_frames.clone().unwrap().unwrap();
+        assert_eq!((frames.index.as_slice(), frames.per_frame, frames.frame_count()), (&[1u32, 0][..], 2, 2));
+        assert!(decoded.tracks[0].morph.is_none());
+    }
+
+    #[test]
     fn morph_values_pack_as_the_inverse_of_the_spec_decode() {
-        let (min, max) = ([-2.0, 0.0, 10.0], [8.0, 1.0, 30.0]);
+        let (centre, step) = ([3.0, 0.5, 20.0], [0.01, 0.001, 0.02]);
         for p in [[3.0, 0.5, 20.0], [-2.0, 0.0, 10.0], [8.0, 1.0, 30.0], [0.123, 0.77, 29.0]] {
-            let raw = pack_morph(p, min, max);
+            let raw = pack_morph(p, centre, step);
             assert_eq!(raw >> 30, 0);
-            let back = anim::morph_position(raw, Vec3::from_array(min), Vec3::from_array(max));
+            let back = anim::morph_position(raw, Vec3::from_array(centre), Vec3::from_array(step));
             for axis in 0..3 {
-                let step = (max[axis] - min[axis]) / 1023.0;
-                assert!((back[axis] - p[axis]).abs() <= step * 0.5 + 1e-5, "{p:?} -> {back:?}");
+                let inside = (p[axis] - centre[axis]).abs() <= 511.0 * step[axis];
+                if inside {
+                    assert!((back[axis] - p[axis]).abs() <= step[axis] * 0.5 + 1e-5, "{p:?} -> {back:?}");
+                }
             }
         }
         // The centre is 0 on every axis; past the box clamps to -512 / 511.
-        assert_eq!(pack_morph([3.0, 0.5, 20.0], min, max), 0);
-        assert_eq!(pack_morph([-100.0, 100.0, 20.0], min, max), 0x200 | 0x1FF << 10);
-        // A flat axis has no range to quantise into.
-        assert_eq!(pack_morph([1.0, 1.0, 1.0], [0.0, 1.0, 0.0], [2.0, 1.0, 2.0]), 0);
+        assert_eq!(pack_morph(centre, centre, step), 0);
+        assert_eq!(pack_morph([-100.0, 100.0, 20.0], centre, step), 0x200 | 0x1FF << 10);
+        // A zero step has nothing to quantise into.
+        assert_eq!(pack_morph([1.0, 1.0, 1.0], [0.0; 3], [0.0; 3]), 0);
+        // The box spanning min..max: centre midway, step a 1023th of the extent.
+        assert_eq!(
+            morph_box([-2.0, 0.0, 10.0], [8.0, 1.023, 30.0]),
+            ([3.0, 0.5115, 20.0], [10.0 / 1023.0, 0.001, 20.0 / 1023.0])
+        );
     }
 
     #[test]
