@@ -3,41 +3,13 @@
 //! and `png` decoders), and contact sheets of folders with their `--json` cell map, up to a
 //! synthetic park of 2,300 models. Skips without a wgpu adapter unless `CI` is set.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Command;
+
+mod render_common;
+use render_common::*;
 
 use image::AnimationDecoder;
-
-fn demo(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo").join(name)
-}
-
-fn out_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mdview-pictures-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
-fn mdview(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mdview")).args(args).output().expect("running mdview")
-}
-
-fn succeeded(out: &Output) {
-    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
-}
-
-/// Whether a GPU test can run here: an adapter exists, or CI demands one (then the test fails).
-fn have_adapter() -> bool {
-    match mdview::render::offscreen::HeadlessGpu::new() {
-        Ok(_) => true,
-        Err(e) if std::env::var_os("CI").is_none() => {
-            eprintln!("SKIPPED: no wgpu adapter on this machine ({e:#}); set CI=1 to make this a failure");
-            false
-        }
-        Err(e) => panic!("CI is set but no wgpu adapter was found: {e:#}"),
-    }
-}
 
 /// Frames of a GIF with each delay in milliseconds.
 fn gif_frames(path: &Path) -> Vec<(image::RgbaImage, u32)> {
@@ -58,7 +30,7 @@ fn twelve_step_turntable_gif_has_twelve_frames_a_quarter_second_apart() {
     if !have_adapter() {
         return;
     }
-    let dir = out_dir("turntable");
+    let dir = out_dir("pictures", "turntable");
     let gif = dir.join("spin.gif");
     let out = mdview(&[
         "render",
@@ -87,7 +59,7 @@ fn turntable_while_a_clip_plays_is_timed_by_the_clip() {
     if !have_adapter() {
         return;
     }
-    let dir = out_dir("turntable-clip");
+    let dir = out_dir("pictures", "turntable-clip");
     let gif = dir.join("doors.gif");
     let gate = demo("gate.MD2");
     let out = mdview(&[
@@ -123,7 +95,7 @@ fn frame_range_to_apng_keeps_transparency_and_the_clip_rate() {
     if !have_adapter() {
         return;
     }
-    let dir = out_dir("apng");
+    let dir = out_dir("pictures", "apng");
     let png_path = dir.join("doors.png");
     let gate = demo("gate.MD2");
     let out = mdview(&[
@@ -211,7 +183,7 @@ fn sheet_of_a_synthetic_park_of_2300_models_at_128_pixels() {
     if !have_adapter() {
         return;
     }
-    let dir = out_dir("park");
+    let dir = out_dir("pictures", "park");
     let models = dir.join("park");
     std::fs::create_dir_all(&models).expect("park dir");
     let park = mdview::demo::synthetic_park(2300);
@@ -267,7 +239,7 @@ fn sheet_of_an_archive_has_a_cell_per_member_model() {
     if !have_adapter() {
         return;
     }
-    let dir = out_dir("archive");
+    let dir = out_dir("pictures", "archive");
     let sheet = dir.join("park.png");
     let archive = demo("park.wad");
     let out =

@@ -2,40 +2,17 @@
 //! sequence, and clean one-line errors. Skips without a wgpu adapter unless `CI` is set.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn demo(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo").join(name)
-}
-
-fn out_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mdview-render-cli-{test}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
-fn mdview(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mdview")).args(args).output().expect("running mdview")
-}
-
-/// Whether a GPU test can run here: an adapter exists, or CI demands one (then the test fails).
-fn have_adapter() -> bool {
-    match mdview::render::offscreen::HeadlessGpu::new() {
-        Ok(_) => true,
-        Err(e) if std::env::var_os("CI").is_none() => {
-            eprintln!("SKIPPED: no wgpu adapter on this machine ({e:#}); set CI=1 to make this a failure");
-            false
-        }
-        Err(e) => panic!("CI is set but no wgpu adapter was found: {e:#}"),
-    }
-}
+mod render_common;
+use render_common::*;
 
 #[test]
 fn renders_one_png_with_size_and_transparent_background() {
     if !have_adapter() {
         return;
     }
-    let dir = out_dir("single");
+    let dir = out_dir("render-cli", "single");
     let png = dir.join("gate.png");
     let out = mdview(&[
         "render",
@@ -68,7 +45,7 @@ fn renders_a_frame_sequence() {
     if !have_adapter() {
         return;
     }
-    let dir = out_dir("frames");
+    let dir = out_dir("render-cli", "frames");
     let pattern = dir.join("gate_{frame}.png");
     let out = mdview(&[
         "render",
@@ -96,7 +73,7 @@ fn renders_a_frame_sequence() {
 #[test]
 fn bad_arguments_fail_with_one_line() {
     // These fail before any device is opened, so they need no adapter.
-    let dir = out_dir("errors");
+    let dir = out_dir("render-cli", "errors");
     let gate = demo("gate.MD2");
     let cases: [(&[&str], &str); 3] = [
         (&["--frames", "0..10", "-o", "no_placeholder.jpg"], "{frame}"),
@@ -145,7 +122,7 @@ fn info_and_render_name_the_same_texture_file() {
     if !have_adapter() {
         return;
     }
-    let dir = out_dir("one-resolver");
+    let dir = out_dir("render-cli", "one-resolver");
     let png = dir.join("shot.png");
     let mut compared = 0;
     for model in corpus_and_demo_models() {
