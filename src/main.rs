@@ -66,7 +66,8 @@ fn parse_size(s: &str) -> Result<[u32; 2], String> {
 enum Command {
     /// Print a summary of a model: format, node tree, meshes, materials, animations, warnings.
     Info(InfoArgs),
-    /// Write the posed, world-space geometry as Wavefront OBJ (+ MTL).
+    /// Export a model as glTF 2.0 (`.glb`, or `.gltf` + `.bin`) with every clip, or as
+    /// Wavefront OBJ (+ MTL) of one pose; a folder converts every model under it.
     Export(ExportArgs),
     /// Read every model under a folder and print corpus statistics.
     Scan(ScanArgs),
@@ -112,10 +113,15 @@ struct PoseArgs {
 
 #[derive(Args)]
 struct ExportArgs {
+    /// A model file, or a folder or `.wad` archive to convert every model under it.
     file: PathBuf,
-    /// Output .obj path (an .mtl is written beside it).
+    /// Output file (`.glb`, `.gltf` or `.obj`; an `.mtl` goes beside an OBJ), or the output
+    /// folder when converting a folder.
     #[arg(short, long)]
     output: PathBuf,
+    /// What a folder's models become (a single file's format follows its output extension).
+    #[arg(long, value_enum, default_value = "glb")]
+    format: mdview::export::batch::BatchFormat,
     #[command(flatten)]
     pose: PoseArgs,
 }
@@ -249,6 +255,25 @@ fn pose_time(scene: &Scene, pose: &PoseArgs, frames_asked: bool) -> Result<(Opti
 }
 
 fn run_export(args: &ExportArgs) -> Result<()> {
+    if args.file.is_dir() || formats::vfs::is_archive_folder(&args.file) {
+        let report = mdview::export::batch::convert_dir(&args.file, &args.output, args.format)?;
+        emit(&report.to_text())?;
+        return if report.failures.is_empty() {
+            Ok(())
+        } else {
+            Err(anyhow!("{} files failed", report.failures.len()))
+        };
+    }
+    let is_gltf =
+        args.output.extension().is_some_and(|e| e.eq_ignore_ascii_case("glb") || e.eq_ignore_ascii_case("gltf"));
+    if is_gltf {
+        let scene = open(&args.file)?;
+        let notes = mdview::export::gltf::write(&scene, &args.output)?;
+        for w in scene.warnings.iter().chain(&notes) {
+            eprintln!("warning: {w}");
+        }
+        return Ok(());
+    }
     let (scene, pose, _, _) = posed(&args.file, &args.pose, args.pose.frame.is_some())?;
     mdview::export::obj::write(&scene, &pose, &args.output)
         .with_context(|| format!("writing {}", args.output.display()))?;

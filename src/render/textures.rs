@@ -37,38 +37,12 @@ fn texel_hash(x: u32, y: u32) -> u32 {
     h
 }
 
-/// How a see-through texture should be drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SeeThroughKind {
-    /// Alpha is (nearly) all fully clear or fully opaque: alpha test, depth write.
-    CutOut,
-    /// Alpha holds real gradients: sorted blending without depth write.
-    Blended,
-}
+pub use crate::scene::{GRADIENT_SHARE, SeeThroughKind};
 
-/// Share of texels with partial alpha above which a texture counts as a true gradient.
-pub const GRADIENT_SHARE: f32 = 0.25;
-
-/// Alpha values strictly between these count as partial (a little slack on both ends, since
-/// compressed or resampled cut-out art rarely lands exactly on 0 and 255).
-const PARTIAL_ALPHA: std::ops::RangeInclusive<u8> = 24..=231;
-
-/// Decides between cut-out and blended drawing for a see-through (TPW bit 0x02) texture.
-///
-/// The heuristic: cut-out art (palm fronds, grass, bats) is made of fully clear and fully
-/// opaque texels, with partial alpha only along the antialiased rims of its shapes, a small
-/// share of the image. Gradient art (ripple rings, sea, antenna cone) has partial alpha over
-/// much of its area. So a texture is [`SeeThroughKind::Blended`] when more than
-/// [`GRADIENT_SHARE`] of its texels have alpha in 24..=231, else [`SeeThroughKind::CutOut`].
-/// A texture with no alpha at all is a cut-out that happens to hide nothing, which draws
-/// exactly as opaque with correct depth.
+/// Decides between cut-out and blended drawing for a see-through (TPW bit 0x02) texture: the
+/// scene's one rule ([`crate::scene::classify_see_through`]), which the exporters share.
 pub fn classify_alpha(image: &RgbaImage) -> SeeThroughKind {
-    let total = image.pixels().len();
-    if total == 0 {
-        return SeeThroughKind::CutOut;
-    }
-    let partial = image.pixels().filter(|p| PARTIAL_ALPHA.contains(&p.0[3])).count();
-    if partial as f32 > GRADIENT_SHARE * total as f32 { SeeThroughKind::Blended } else { SeeThroughKind::CutOut }
+    crate::scene::classify_see_through(image.as_raw())
 }
 
 /// The chain of mip levels below `image` (box-filtered halvings down to 1x1), for sampling

@@ -4,7 +4,7 @@
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 
-use super::{Channel, Clip, Curve, EaseRamp, Interpolation, Key, MorphBlock, Path, Scene, SkinWeights, UvSlotKeys};
+use super::{Channel, Clip, Curve, Interpolation, Key, MorphBlock, Path, Scene, SkinWeights, UvSlotKeys};
 
 /// The scene's state at one time.
 #[derive(Debug, Clone, Default)]
@@ -139,17 +139,11 @@ impl Pose {
     /// match arm per channel kind, each a function.
     fn apply_channel(&mut self, scene: &Scene, channel: &Channel, [time, global]: [f32; 2], marks: &mut Marks) {
         match channel {
-            Channel::NodeRotation { node, authored_inverse, keys } => {
-                self.node_rotation(*node, authored_inverse, keys, time)
-            }
-            Channel::NodeRotationEased { node, authored_inverse, keys, ease } => {
-                self.node_rotation_eased(*node, authored_inverse, keys, ease, time)
-            }
-            Channel::NodePosition { node, curve, additive } => self.node_position(scene, *node, curve, *additive, time),
-            Channel::NodeAxisScale { node, keys } => self.node_axis_scale(*node, keys, time),
-            Channel::NodePathProgress { node, path, start, values, face_along, additive } => {
-                self.node_path_progress(scene, *node, path, (*start, values), [*face_along, *additive], time)
-            }
+            Channel::NodeRotation { .. }
+            | Channel::NodeRotationEased { .. }
+            | Channel::NodePosition { .. }
+            | Channel::NodeAxisScale { .. }
+            | Channel::NodePathProgress { .. } => self.node_channel(scene, channel, time),
             Channel::NodeVisibility { node, keys } => self.node_visibility(*node, keys, time),
             Channel::VertexMorph { mesh, blocks } => self.vertex_morph(scene, *mesh, blocks, time, marks),
             Channel::VertexFrames { mesh, times, vertex_count, positions, additive } => {
@@ -178,74 +172,11 @@ impl Pose {
         }
     }
 
-    fn node_rotation(&mut self, node: usize, authored_inverse: &Mat4, keys: &[Key<Quat>], time: f32) {
-        if let (Some(local), Some(q)) = (self.locals.get_mut(node), sample_quat(keys, time)) {
-            // Column-vector form of the row-vector rule R(q)·U⁻¹·local.
-            *local = *local * *authored_inverse * Mat4::from_quat(q);
-        }
-    }
-
-    fn node_rotation_eased(
-        &mut self,
-        node: usize,
-        authored_inverse: &Mat4,
-        keys: &[Key<Quat>],
-        ease: &[Option<EaseRamp>],
-        time: f32,
-    ) {
-        let Some((a, b, f)) = segment(keys, time) else { return };
-        let f = match ease.get(a) {
-            Some(Some(ramp)) if a != b => ramp.apply(f),
-            _ => f,
-        };
-        let (Some(ka), Some(kb)) = (keys.get(a), keys.get(b)) else { return };
-        if let Some(local) = self.locals.get_mut(node) {
-            // A dipping curve may give f outside 0..1: slerp extrapolates, as a blend would.
-            let q = Quat::blend(ka.value, kb.value, f);
-            *local = *local * *authored_inverse * Mat4::from_quat(q);
-        }
-    }
-
-    fn node_position(&mut self, scene: &Scene, node: usize, curve: &Curve<Vec3>, additive: bool, time: f32) {
-        if curve.keys.first().is_none_or(|k| time < k.time) {
-            return;
-        }
-        let (Some(local), Some(p)) = (self.locals.get_mut(node), sample_curve(curve, time)) else { return };
-        let authored = scene.nodes.get(node).map(|n| n.local.w_axis.truncate()).unwrap_or(Vec3::ZERO);
-        local.w_axis = if additive { authored + p } else { p }.extend(1.0);
-    }
-
-    fn node_axis_scale(&mut self, node: usize, keys: &[Key<Vec3>], time: f32) {
-        if let (Some(local), Some(lengths)) = (self.locals.get_mut(node), sample_vec3(keys, time)) {
-            for (axis, length) in
-                [&mut local.x_axis, &mut local.y_axis, &mut local.z_axis].into_iter().zip(lengths.to_array())
-            {
-                let direction = axis.truncate().normalize_or_zero();
-                *axis = (direction * length).extend(0.0);
-            }
-        }
-    }
-
-    fn node_path_progress(
-        &mut self,
-        scene: &Scene,
-        node: usize,
-        path: &Path,
-        (start, values): (f32, &[f32]),
-        [face_along, additive]: [bool; 2],
-        time: f32,
-    ) {
-        let Some((position, direction)) = sample_path_progress(path, start, values, time) else { return };
-        let Some(local) = self.locals.get_mut(node) else { return };
-        let authored = scene.nodes.get(node).map(|n| n.local.w_axis.truncate()).unwrap_or(Vec3::ZERO);
-        local.w_axis = if additive { authored + position } else { position }.extend(1.0);
-        if face_along && let Some(forward) = direction.try_normalize() {
-            let right = Vec3::Y.cross(forward).try_normalize().unwrap_or(Vec3::X);
-            let up = forward.cross(right);
-            let lengths = [local.x_axis, local.y_axis, local.z_axis].map(|a| a.truncate().length());
-            local.x_axis = (right * lengths[0]).extend(0.0);
-            local.y_axis = (up * lengths[1]).extend(0.0);
-            local.z_axis = (forward * lengths[2]).extend(0.0);
+    fn node_channel(&mut self, scene: &Scene, channel: &Channel, time: f32) {
+        if let Some(node) = channel.moved_node()
+            && let Some(local) = self.locals.get_mut(node)
+        {
+            move_node(scene, channel, local, time);
         }
     }
 
@@ -322,10 +253,8 @@ impl Pose {
             }
         }
         for entry in slots {
-            if let (Some(uv), Some((a, b, f))) = (uvs.get_mut(entry.slot as usize), segment(&entry.keys, time))
-                && let (Some(ka), Some(kb)) = (entry.keys.get(a), entry.keys.get(b))
-            {
-                *uv = ka.value.lerp(kb.value, f);
+            if let (Some(uv), Some(value)) = (uvs.get_mut(entry.slot as usize), sample_vec2(&entry.keys, time)) {
+                *uv = value;
             }
         }
     }
@@ -562,6 +491,73 @@ impl Pose {
     }
 }
 
+/// A node's local matrix under the channels of `channels` that move it, at `time`: the
+/// authored local with each applied in order, exactly as [`Pose::evaluate`] does. Exporters
+/// sample one node with it without posing the whole scene.
+pub fn animated_node_local(scene: &Scene, channels: &[Channel], node: usize, time: f32) -> Mat4 {
+    let mut local = scene.nodes.get(node).map_or(Mat4::IDENTITY, |n| n.local);
+    let time = if time.is_finite() { time } else { 0.0 };
+    for channel in channels.iter().filter(|c| c.moved_node() == Some(node)) {
+        move_node(scene, channel, &mut local, time);
+    }
+    local
+}
+
+/// Applies one node channel ([`Channel::moved_node`]) to the node's `local`; other channels
+/// leave it alone.
+fn move_node(scene: &Scene, channel: &Channel, local: &mut Mat4, time: f32) {
+    match channel {
+        Channel::NodeRotation { authored_inverse, keys, .. } => {
+            if let Some(q) = sample_quat(keys, time) {
+                // Column-vector form of the row-vector rule R(q)·U⁻¹·local.
+                *local = *local * *authored_inverse * Mat4::from_quat(q);
+            }
+        }
+        Channel::NodeRotationEased { authored_inverse, keys, ease, .. } => {
+            let Some((a, b, f)) = segment(keys, time) else { return };
+            let f = match ease.get(a) {
+                Some(Some(ramp)) if a != b => ramp.apply(f),
+                _ => f,
+            };
+            let (Some(ka), Some(kb)) = (keys.get(a), keys.get(b)) else { return };
+            // A dipping curve may give f outside 0..1: slerp extrapolates, as a blend would.
+            let q = Quat::blend(ka.value, kb.value, f);
+            *local = *local * *authored_inverse * Mat4::from_quat(q);
+        }
+        Channel::NodePosition { node, curve, additive } => {
+            if curve.keys.first().is_none_or(|k| time < k.time) {
+                return;
+            }
+            let Some(p) = sample_curve(curve, time) else { return };
+            let authored = scene.nodes.get(*node).map(|n| n.local.w_axis.truncate()).unwrap_or(Vec3::ZERO);
+            local.w_axis = if *additive { authored + p } else { p }.extend(1.0);
+        }
+        Channel::NodeAxisScale { keys, .. } => {
+            let Some(lengths) = sample_vec3(keys, time) else { return };
+            for (axis, length) in
+                [&mut local.x_axis, &mut local.y_axis, &mut local.z_axis].into_iter().zip(lengths.to_array())
+            {
+                let direction = axis.truncate().normalize_or_zero();
+                *axis = (direction * length).extend(0.0);
+            }
+        }
+        Channel::NodePathProgress { node, path, start, values, face_along, additive } => {
+            let Some((position, direction)) = sample_path_progress(path, *start, values, time) else { return };
+            let authored = scene.nodes.get(*node).map(|n| n.local.w_axis.truncate()).unwrap_or(Vec3::ZERO);
+            local.w_axis = if *additive { authored + position } else { position }.extend(1.0);
+            if *face_along && let Some(forward) = direction.try_normalize() {
+                let right = Vec3::Y.cross(forward).try_normalize().unwrap_or(Vec3::X);
+                let up = forward.cross(right);
+                let lengths = [local.x_axis, local.y_axis, local.z_axis].map(|a| a.truncate().length());
+                local.x_axis = (right * lengths[0]).extend(0.0);
+                local.y_axis = (up * lengths[1]).extend(0.0);
+                local.z_axis = (forward * lengths[2]).extend(0.0);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Index of the segment containing `time` and the blend factor within it; clamps outside.
 fn segment<T>(keys: &[Key<T>], time: f32) -> Option<(usize, usize, f32)> {
     let last = keys.len().checked_sub(1)?;
@@ -588,6 +584,11 @@ pub fn sample_quat(keys: &[Key<Quat>], time: f32) -> Option<Quat> {
         qb = -qb;
     }
     Some(qa.slerp(qb, f).normalize())
+}
+
+pub fn sample_vec2(keys: &[Key<Vec2>], time: f32) -> Option<Vec2> {
+    let (a, b, f) = segment(keys, time)?;
+    Some(keys.get(a)?.value.lerp(keys.get(b)?.value, f))
 }
 
 pub fn sample_vec3(keys: &[Key<Vec3>], time: f32) -> Option<Vec3> {
@@ -872,6 +873,7 @@ pub fn skin_positions(skin: &SkinWeights, joints: &[Mat4], out: &mut [Vec3]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scene::EaseRamp;
 
     fn keys(values: &[(f32, Quat)]) -> Vec<Key<Quat>> {
         values.iter().map(|&(time, value)| Key { time, value }).collect()

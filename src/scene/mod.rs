@@ -371,6 +371,41 @@ pub struct Image {
     pub location: String,
 }
 
+/// How a see-through texture should be drawn (the renderer and the exporters share this).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeeThroughKind {
+    /// Alpha is (nearly) all fully clear or fully opaque: alpha test, depth write.
+    CutOut,
+    /// Alpha holds real gradients: sorted blending without depth write.
+    Blended,
+}
+
+/// Share of texels with partial alpha above which a texture counts as a true gradient.
+pub const GRADIENT_SHARE: f32 = 0.25;
+
+/// Alpha values strictly between these count as partial (a little slack on both ends, since
+/// compressed or resampled cut-out art rarely lands exactly on 0 and 255).
+const PARTIAL_ALPHA: std::ops::RangeInclusive<u8> = 24..=231;
+
+/// Decides between cut-out and blended drawing for a see-through (TPW bit 0x02) texture of
+/// RGBA8 pixels.
+///
+/// The heuristic: cut-out art (palm fronds, grass, bats) is made of fully clear and fully
+/// opaque texels, with partial alpha only along the antialiased rims of its shapes, a small
+/// share of the image. Gradient art (ripple rings, sea, antenna cone) has partial alpha over
+/// much of its area. So a texture is [`SeeThroughKind::Blended`] when more than
+/// [`GRADIENT_SHARE`] of its texels have alpha in 24..=231, else [`SeeThroughKind::CutOut`].
+/// A texture with no alpha at all is a cut-out that happens to hide nothing, which draws
+/// exactly as opaque with correct depth.
+pub fn classify_see_through(rgba: &[u8]) -> SeeThroughKind {
+    let total = rgba.len() / 4;
+    if total == 0 {
+        return SeeThroughKind::CutOut;
+    }
+    let partial = rgba.chunks_exact(4).filter(|p| p.get(3).is_some_and(|a| PARTIAL_ALPHA.contains(a))).count();
+    if partial as f32 > GRADIENT_SHARE * total as f32 { SeeThroughKind::Blended } else { SeeThroughKind::CutOut }
+}
+
 /// Where a [`SceneImage`]'s bytes live and how they decode. `formats::assets` implements it,
 /// so the scene (and the renderer and exporters that read it) never touch files or codecs.
 pub trait ImageSource: std::fmt::Debug + Send + Sync {
@@ -803,6 +838,19 @@ pub struct JointTracks {
 }
 
 impl Channel {
+    /// The node whose local matrix this channel moves (rotation, position, scale and path
+    /// channels; visibility only hides the node's mesh), if any.
+    pub fn moved_node(&self) -> Option<usize> {
+        match self {
+            Channel::NodeRotation { node, .. }
+            | Channel::NodeRotationEased { node, .. }
+            | Channel::NodePosition { node, .. }
+            | Channel::NodeAxisScale { node, .. }
+            | Channel::NodePathProgress { node, .. } => Some(*node),
+            _ => None,
+        }
+    }
+
     /// A short name of the kind of motion, for the UI and `info`.
     pub fn kind_name(&self) -> &'static str {
         match self {

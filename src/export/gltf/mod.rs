@@ -1,0 +1,1705 @@
+//! glTF 2.0 export of a whole scene with every clip: `.glb` (one file) or `.gltf` + `.bin`.
+//! It reads only the scene (never a format module): nodes become TRS nodes (sheared ones a
+//! chain, see [`decompose`]), meshes keep their render vertices, textures are embedded as PNG,
+//! skinned meshes get skins, and each clip becomes an animation named like the clip.
+//!
+//! Channels are written at their key times, clamped to the clip, with the values the viewer's
+//! own samplers give there, so linear keys come out exact. Curves the viewer plays cubically
+//! (M2 Hermite and Bezier keys) and joint translations with folded pivots are sampled on a
+//! grid as well. Times are seconds from the clip's start: `(t - clip.start) / clip.rate`.
+//! Material colours and texture transforms go through `KHR_animation_pointer`.
+
+pub mod decompose;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
+use gltf_json as json;
+use json::validation::{Checked::Valid, USize64};
+use serde_json::{Value, json};
+
+use crate::scene::anim::{Pose, animated_node_local, sample_curve, sample_vec2};
+use crate::scene::{AlphaMode, BlendMode, Channel, Clip, Key, Scene, SeeThroughKind, TrackTime};
+use decompose::{NodeTransform, Trs};
+
+/// Morph-target deltas (targets × vertices) one mesh may hold; a damaged file could ask for
+/// far more, and the rest of its keys are then left out with a note.
+const MAX_MORPH_DELTAS: usize = 8 << 20;
+/// Samples per second for curves that are not piecewise linear in the written form.
+const GRID_PER_SECOND: f32 = 30.0;
+/// Clip units between a jump in a node's motion and the sample written just beside it.
+const JUMP_GAP: f32 = 1e-3;
+
+/// A built glTF document: the JSON and its binary buffer.
+pub struct Document {
+    pub json: Value,
+    pub bin: Vec<u8>,
+    /// What the file cannot express, also listed in `asset.extras.notes`.
+    pub notes: Vec<String>,
+}
+
+/// Builds the document for `scene` (every clip).
+pub fn build(scene: &Scene) -> Result<Document> {
+    let mut builder = Builder::new(scene);
+    builder.build()?;
+    builder.finish()
+}
+
+/// Writes `scene` to `path`: binary glTF for `.glb`, else JSON with a `.bin` beside it.
+/// Returns the notes on what the file cannot express.
+pub fn write(scene: &Scene, path: &Path) -> Result<Vec<String>> {
+    let doc = build(scene)?;
+    let is_glb = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("glb"));
+    if is_glb {
+        std::fs::write(path, to_glb(&doc)?).with_context(|| format!("writing {}", path.display()))?;
+    } else {
+        let bin_path = path.with_extension("bin");
+        let bin_name =
+            bin_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "model.bin".into());
+        let mut value = doc.json.clone();
+        if let Some(buffer) = value.get_mut("buffers").and_then(|b| b.get_mut(0)) {
+            buffer["uri"] = Value::String(bin_name);
+        }
+        std::fs::write(&bin_path, &doc.bin).with_context(|| format!("writing {}", bin_path.display()))?;
+        std::fs::write(path, serde_json::to_vec_pretty(&value)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(doc.notes)
+}
+
+/// The GLB container: a 12-byte header, the JSON chunk padded with spaces and the BIN chunk
+/// padded with zeros. Hand-written: gltf-json has no GLB writer, and the format is 20 lines.
+pub fn to_glb(doc: &Document) -> Result<Vec<u8>> {
+    let mut json_bytes = serde_json::to_vec(&doc.json)?;
+    while !json_bytes.len().is_multiple_of(4) {
+        json_bytes.push(b' ');
+    }
+    let mut bin = doc.bin.clone();
+    while !bin.len().is_multiple_of(4) {
+        bin.push(0);
+    }
+    let total = 12 + 8 + json_bytes.len() + if bin.is_empty() { 0 } else { 8 + bin.len() };
+    let length = u32::try_from(total).context("the glTF is over 4 GiB")?;
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&length.to_le_bytes());
+    out.extend_from_slice(&(json_bytes.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(&json_bytes);
+    if !bin.is_empty() {
+        out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+        out.extend_from_slice(b"BIN\0");
+        out.extend_from_slice(&bin);
+    }
+    Ok(out)
+}
+
+/// Where one scene node landed.
+#[derive(Debug, Clone, Copy)]
+struct Placed {
+    /// Carries the translation; children of the scene node's parent link here.
+    outer: u32,
+    /// The node a rotation channel rotates.
+    rotated: u32,
+    /// Children and meshes hang here.
+    inner: u32,
+}
+
+/// A channel that gltf-json cannot express, added to the serialised JSON.
+struct PointerChannel {
+    pointer: String,
+    input: u32,
+    output: u32,
+}
+
+/// A TPW UV animation that moves every render vertex of a mesh by one offset: written as an
+/// animated `KHR_texture_transform` offset of the mesh's materials.
+#[derive(Clone)]
+struct UvScroll {
+    clip: usize,
+    mesh: usize,
+    seconds: Vec<f32>,
+    offsets: Vec<Vec2>,
+}
+
+/// Morph targets of one mesh and, per clip, which target is full on at which time.
+#[derive(Default)]
+struct MorphPlan {
+    /// Per target: render-vertex deltas from the rest positions.
+    targets: Vec<Vec<Vec3>>,
+    /// Per clip: `(time, target)` one-hot keys.
+    keys: HashMap<usize, Vec<(f32, usize)>>,
+}
+
+struct Builder<'a> {
+    scene: &'a Scene,
+    root: json::Root,
+    bin: Vec<u8>,
+    notes: Vec<String>,
+    placed: Vec<Placed>,
+    /// Per mesh: the glTF node that carries it (the target of its weights).
+    mesh_nodes: Vec<Option<u32>>,
+    /// Per mesh: its glTF mesh.
+    gltf_meshes: Vec<Option<u32>>,
+    /// Per node with visibility keys: the child that carries its mesh.
+    visibility_nodes: HashMap<usize, u32>,
+    /// Per skeleton: the glTF node of each joint.
+    joint_nodes: Vec<Vec<u32>>,
+    morphs: Vec<MorphPlan>,
+    /// Per glTF material: whether its base colour texture carries KHR_texture_transform.
+    transformable: Vec<bool>,
+    pointer_channels: Vec<Vec<PointerChannel>>,
+    extensions: Vec<&'static str>,
+    skeleton_roots: Vec<u32>,
+    /// TPW UV ramps that move every UV of a mesh by one offset: (clip, mesh, offset, end time).
+    uv_scrolls: Vec<UvScroll>,
+    /// Per scene node: how it was written (one TRS node or a chain).
+    node_forms: Vec<NodeTransform>,
+    /// Per (mesh, scene material): the material's own copy for a mesh whose UVs scroll.
+    mesh_materials: HashMap<(usize, usize), u32>,
+    /// How far a sampled joint may stray from the viewer's curve: 1e-5 of the model's size.
+    tolerance: f32,
+    /// The model's size, the distance at which rotation and scale errors are weighed.
+    reach: f32,
+    /// Nodes made for meshes that sit at the root (skinned meshes, meshes without a node).
+    loose_mesh_nodes: Vec<u32>,
+}
+
+fn usize64(n: usize) -> USize64 {
+    USize64(n as u64)
+}
+
+fn index<T>(i: u32) -> json::Index<T> {
+    json::Index::new(i)
+}
+
+impl<'a> Builder<'a> {
+    fn new(scene: &'a Scene) -> Self {
+        let reach = scene.bounds().size().max_element().max(1e-3);
+        let mut root = json::Root::default();
+        root.asset.generator = Some(format!("mdview {}", env!("CARGO_PKG_VERSION")));
+        Self {
+            scene,
+            root,
+            bin: Vec::new(),
+            notes: Vec::new(),
+            placed: Vec::new(),
+            mesh_nodes: vec![None; scene.meshes.len()],
+            gltf_meshes: vec![None; scene.meshes.len()],
+            visibility_nodes: HashMap::new(),
+            joint_nodes: Vec::new(),
+            morphs: Vec::new(),
+            transformable: Vec::new(),
+            pointer_channels: Vec::new(),
+            extensions: Vec::new(),
+            skeleton_roots: Vec::new(),
+            uv_scrolls: Vec::new(),
+            node_forms: Vec::new(),
+            mesh_materials: HashMap::new(),
+            tolerance: 1e-5 * reach,
+            reach,
+            loose_mesh_nodes: Vec::new(),
+        }
+    }
+
+    fn note(&mut self, text: String) {
+        if !self.notes.contains(&text) {
+            self.notes.push(text);
+        }
+    }
+
+    fn use_extension(&mut self, name: &'static str) {
+        if !self.extensions.contains(&name) {
+            self.extensions.push(name);
+        }
+    }
+
+    fn build(&mut self) -> Result<()> {
+        self.plan_uv_scrolls();
+        self.materials();
+        self.scroll_materials();
+        self.nodes();
+        self.skeletons();
+        self.plan_morphs();
+        self.meshes();
+        self.link_nodes();
+        for clip in 0..self.scene.clips.len() {
+            self.animation(clip);
+        }
+        if !self.scene.global_channels.is_empty() {
+            // Each clip samples its global-sequence tracks on its own time (global clock = clip
+            // time, as `Pose::at`); the rest pose's own global loops have no clip to live in.
+            self.note("global-sequence channels of the rest pose not exported (no clip holds them)".into());
+        }
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------- buffers and accessors
+
+    fn view(&mut self, bytes: &[u8], target: Option<json::buffer::Target>) -> u32 {
+        while !self.bin.len().is_multiple_of(4) {
+            self.bin.push(0);
+        }
+        let offset = self.bin.len();
+        self.bin.extend_from_slice(bytes);
+        let view = json::buffer::View {
+            buffer: index(0),
+            byte_length: usize64(bytes.len()),
+            byte_offset: Some(usize64(offset)),
+            byte_stride: None,
+            name: None,
+            target: target.map(Valid),
+            extensions: None,
+            extras: None,
+        };
+        self.root.push(view).value() as u32
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn accessor(
+        &mut self,
+        view: Option<u32>,
+        count: usize,
+        component: json::accessor::ComponentType,
+        type_: json::accessor::Type,
+        bounds: Option<(Value, Value)>,
+        sparse: Option<json::accessor::sparse::Sparse>,
+    ) -> u32 {
+        let (min, max) = bounds.map_or((None, None), |(a, b)| (Some(a), Some(b)));
+        let accessor = json::Accessor {
+            buffer_view: view.map(index),
+            byte_offset: None,
+            count: usize64(count),
+            component_type: Valid(json::accessor::GenericComponentType(component)),
+            extensions: None,
+            extras: None,
+            type_: Valid(type_),
+            min,
+            max,
+            name: None,
+            normalized: false,
+            sparse,
+        };
+        self.root.push(accessor).value() as u32
+    }
+
+    /// A float accessor of `width` components per element, with min and max when `bounds`.
+    fn floats(&mut self, values: &[f32], width: usize, bounds: bool, target: Option<json::buffer::Target>) -> u32 {
+        use json::accessor::Type;
+        let type_ = match width {
+            1 => Type::Scalar,
+            2 => Type::Vec2,
+            3 => Type::Vec3,
+            4 => Type::Vec4,
+            _ => Type::Mat4,
+        };
+        let count = values.len() / width.max(1);
+        let bounds = bounds.then(|| {
+            let mut min = vec![f32::INFINITY; width];
+            let mut max = vec![f32::NEG_INFINITY; width];
+            for chunk in values.chunks_exact(width) {
+                for ((lo, hi), &v) in min.iter_mut().zip(max.iter_mut()).zip(chunk) {
+                    *lo = lo.min(v);
+                    *hi = hi.max(v);
+                }
+            }
+            (json!(min), json!(max))
+        });
+        let view = self.view(bytemuck::cast_slice(values), target);
+        self.accessor(Some(view), count, json::accessor::ComponentType::F32, type_, bounds, None)
+    }
+
+    fn vec3s(&mut self, values: &[Vec3], bounds: bool, target: Option<json::buffer::Target>) -> u32 {
+        let flat: Vec<f32> = values.iter().flat_map(|v| v.to_array()).collect();
+        self.floats(&flat, 3, bounds, target)
+    }
+
+    /// Animation input: seconds, strictly increasing, with min and max.
+    fn times(&mut self, seconds: &[f32]) -> u32 {
+        self.floats(seconds, 1, true, None)
+    }
+
+    // ---------------------------------------------------------------- materials and textures
+
+    fn materials(&mut self) {
+        // Per scene image: its glTF texture and how its alpha draws.
+        let mut textures: HashMap<usize, Option<(u32, SeeThroughKind)>> = HashMap::new();
+        let animated_uv: Vec<bool> = (0..self.scene.materials.len())
+            .map(|m| {
+                self.scene
+                    .clips
+                    .iter()
+                    .flat_map(|c| &c.channels)
+                    .any(|ch| matches!(ch, Channel::UvTransform { material, .. } if *material == m))
+                    || self.uv_scrolls.iter().any(|s| mesh_uses_material(self.scene, s.mesh, m))
+            })
+            .collect();
+        let mut sampler = None;
+        for (material_index, material) in self.scene.materials.iter().enumerate() {
+            // Texture access goes through the scene's images: the same pixels the renderer draws.
+            let mut texture = None;
+            let mut see_through = None;
+            if let Some(image_index) = material.image {
+                let embedded = match textures.get(&image_index) {
+                    Some(known) => *known,
+                    None => {
+                        let made = self.embed_image(image_index, &mut sampler);
+                        textures.insert(image_index, made);
+                        made
+                    }
+                };
+                if let Some((t, kind)) = embedded {
+                    texture = Some(t);
+                    see_through = Some(kind);
+                }
+            } else if let Some(name) = &material.texture {
+                self.note(format!("material {material_index}: texture {name} not found"));
+            }
+
+            use json::material::AlphaMode as Gm;
+            let (alpha_mode, cutoff, approximated) = match material.alpha {
+                AlphaMode::Opaque => (Gm::Opaque, None, None),
+                AlphaMode::Mask => (Gm::Mask, Some(0.5), None),
+                AlphaMode::SeeThrough => match see_through {
+                    // As the renderer: an unresolved texture draws its cut-out fallback tile.
+                    Some(SeeThroughKind::Blended) => (Gm::Blend, None, None),
+                    Some(SeeThroughKind::CutOut) | None => (Gm::Mask, Some(0.5), None),
+                },
+                AlphaMode::Blend(mode) => match mode {
+                    BlendMode::Opaque => (Gm::Opaque, None, None),
+                    BlendMode::AlphaKey => (Gm::Mask, Some(0.5), None),
+                    BlendMode::Alpha => (Gm::Blend, None, None),
+                    other => (Gm::Blend, None, Some(format!("{other:?}"))),
+                },
+            };
+            let transform = (animated_uv.get(material_index).copied().unwrap_or(false) && texture.is_some()).then_some(
+                json::extensions::texture::TextureTransform {
+                    offset: json::extensions::texture::TextureTransformOffset([0.0, 0.0]),
+                    rotation: json::extensions::texture::TextureTransformRotation(0.0),
+                    scale: json::extensions::texture::TextureTransformScale([1.0, 1.0]),
+                    // gltf-json writes `None` as null, which the validator rejects.
+                    tex_coord: Some(0),
+                    extras: None,
+                },
+            );
+            if transform.is_some() {
+                self.use_extension("KHR_texture_transform");
+            }
+            self.transformable.push(transform.is_some());
+            let base_color_texture = texture.map(|t| json::texture::Info {
+                index: index(t),
+                tex_coord: 0,
+                extensions: transform.map(|tt| json::extensions::texture::Info { texture_transform: Some(tt) }),
+                extras: None,
+            });
+            let extras = approximated.map(|mode| {
+                serde_json::value::to_raw_value(&json!({ "m2_blend_mode": mode, "approximated": true }))
+                    .unwrap_or_default()
+            });
+            if material.unlit {
+                self.use_extension("KHR_materials_unlit");
+            }
+            let c = material.base_color.clamp(Vec4::ZERO, Vec4::ONE);
+            let gltf_material = json::Material {
+                alpha_cutoff: cutoff.map(json::material::AlphaCutoff),
+                alpha_mode: Valid(alpha_mode),
+                double_sided: material.two_sided,
+                name: Some(material.name.clone()),
+                pbr_metallic_roughness: json::material::PbrMetallicRoughness {
+                    base_color_factor: json::material::PbrBaseColorFactor(c.to_array()),
+                    base_color_texture,
+                    metallic_factor: json::material::StrengthFactor(0.0),
+                    roughness_factor: json::material::StrengthFactor(1.0),
+                    metallic_roughness_texture: None,
+                    extensions: None,
+                    extras: None,
+                },
+                extensions: material.unlit.then_some(json::extensions::material::Material {
+                    unlit: Some(json::extensions::material::Unlit {}),
+                }),
+                extras,
+                ..Default::default()
+            };
+            self.root.push(gltf_material);
+        }
+    }
+
+    /// Embeds scene image `image_index` as PNG: its texture index and alpha class, or `None`
+    /// (with a note) when it did not resolve or decode.
+    fn embed_image(&mut self, image_index: usize, sampler: &mut Option<u32>) -> Option<(u32, SeeThroughKind)> {
+        let scene_image = self.scene.images.get(image_index)?;
+        let image = match scene_image.load() {
+            Ok(image) => image,
+            Err(e) => {
+                self.note(format!("texture {} not embedded: {e}", scene_image.name));
+                return None;
+            }
+        };
+        let kind = crate::scene::classify_see_through(&image.rgba);
+        let mut png = Vec::new();
+        use image::ImageEncoder as _;
+        let encoded = image::codecs::png::PngEncoder::new(&mut png).write_image(
+            &image.rgba,
+            image.width,
+            image.height,
+            image::ExtendedColorType::Rgba8,
+        );
+        if let Err(e) = encoded {
+            self.note(format!("texture {} not embedded: {e}", scene_image.name));
+            return None;
+        }
+        let view = self.view(&png, None);
+        let name = Some(scene_image.name.clone());
+        let image_index = self
+            .root
+            .push(json::Image {
+                buffer_view: Some(index(view)),
+                mime_type: Some(json::image::MimeType("image/png".into())),
+                name,
+                uri: None,
+                extensions: None,
+                extras: None,
+            })
+            .value() as u32;
+        let sampler_index = *sampler.get_or_insert_with(|| {
+            self.root
+                .push(json::texture::Sampler {
+                    mag_filter: Some(Valid(json::texture::MagFilter::Linear)),
+                    min_filter: Some(Valid(json::texture::MinFilter::LinearMipmapLinear)),
+                    ..Default::default()
+                })
+                .value() as u32
+        });
+        let texture = self
+            .root
+            .push(json::Texture {
+                name: None,
+                sampler: Some(index(sampler_index)),
+                source: index(image_index),
+                extensions: None,
+                extras: None,
+            })
+            .value() as u32;
+        Some((texture, kind))
+    }
+
+    /// Finds the TPW UV animations that are a scroll: every render vertex of the mesh moves by
+    /// one offset at every key time and between them. Those become an animated
+    /// `KHR_texture_transform` offset; glTF cannot key UVs per vertex, so other UV keys are
+    /// noted as left out.
+    fn plan_uv_scrolls(&mut self) {
+        let scene = self.scene;
+        for (c, clip) in scene.clips.iter().enumerate() {
+            for channel in &clip.channels {
+                let Channel::UvKeys { mesh, slots } = channel else { continue };
+                match uniform_uv_offsets(scene, clip, *mesh, slots) {
+                    Some((times, offsets)) => {
+                        let seconds = times.iter().map(|&t| clip_seconds(clip, t)).collect();
+                        self.uv_scrolls.push(UvScroll { clip: c, mesh: *mesh, seconds, offsets });
+                    }
+                    None => self.note(format!(
+                        "clip {}: UV keys of mesh {mesh} move its vertices unevenly; not exported (glTF cannot key UVs per vertex)",
+                        clip.name
+                    )),
+                }
+            }
+        }
+    }
+
+    /// A material that a scrolling mesh shares with other meshes gets a copy for that mesh, so
+    /// the scroll moves only its texture.
+    fn scroll_materials(&mut self) {
+        let scene = self.scene;
+        let mut scrolled: Vec<usize> = self.uv_scrolls.iter().map(|s| s.mesh).collect();
+        scrolled.sort_unstable();
+        scrolled.dedup();
+        for mesh in scrolled {
+            for material in 0..scene.materials.len() {
+                if !mesh_uses_material(scene, mesh, material) {
+                    continue;
+                }
+                let shared =
+                    (0..scene.meshes.len()).any(|other| other != mesh && mesh_uses_material(scene, other, material));
+                if !shared {
+                    continue;
+                }
+                let Some(mut copy) = self.root.materials.get(material).cloned() else { continue };
+                copy.name = Some(format!("{} (mesh {mesh})", copy.name.unwrap_or_default()));
+                let index = self.root.push(copy).value() as u32;
+                self.transformable.push(self.transformable.get(material).copied().unwrap_or(false));
+                self.mesh_materials.insert((mesh, material), index);
+            }
+        }
+    }
+
+    /// Offset pointer channels of a scroll, one per material of the mesh.
+    fn uv_scroll(&mut self, scroll: &UvScroll) -> Vec<PointerChannel> {
+        let scene = self.scene;
+        let Some(clip) = scene.clips.get(scroll.clip) else { return Vec::new() };
+        let values: Vec<f32> = scroll.offsets.iter().flat_map(|o| o.to_array()).collect();
+        let mut out = Vec::new();
+        for material in 0..scene.materials.len() {
+            if !mesh_uses_material(scene, scroll.mesh, material) {
+                continue;
+            }
+            let gltf_material = self.mesh_materials.get(&(scroll.mesh, material)).copied().unwrap_or(material as u32);
+            if !self.transformable.get(gltf_material as usize).copied().unwrap_or(false) {
+                self.note(format!("clip {}: UV scroll of untextured material {material} dropped", clip.name));
+                continue;
+            }
+            let input = self.times(&scroll.seconds);
+            let output = self.floats(&values, 2, false, None);
+            out.push(PointerChannel {
+                pointer: format!(
+                    "/materials/{gltf_material}/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform/offset"
+                ),
+                input,
+                output,
+            });
+        }
+        out
+    }
+
+    // ---------------------------------------------------------------- nodes
+
+    fn push_node(&mut self, name: String, trs: Trs) -> u32 {
+        let node = json::Node {
+            name: Some(name),
+            translation: (trs.translation != Vec3::ZERO).then(|| trs.translation.to_array()),
+            rotation: (trs.rotation != Quat::IDENTITY)
+                .then(|| json::scene::UnitQuaternion(trs.rotation.normalize().to_array())),
+            scale: (trs.scale != Vec3::ONE).then(|| trs.scale.to_array()),
+            ..Default::default()
+        };
+        self.root.push(node).value() as u32
+    }
+
+    fn add_child(&mut self, parent: u32, child: u32) {
+        if let Some(node) = self.root.nodes.get_mut(parent as usize) {
+            node.children.get_or_insert_with(Vec::new).push(index(child));
+        }
+    }
+
+    fn nodes(&mut self) {
+        let scene = self.scene;
+        let mut rotated = vec![false; scene.nodes.len()];
+        for channel in scene.clips.iter().flat_map(|c| &c.channels) {
+            if let Channel::NodeRotation { node, .. } | Channel::NodeRotationEased { node, .. } = channel
+                && let Some(r) = rotated.get_mut(*node)
+            {
+                *r = true;
+            }
+        }
+        for (i, node) in scene.nodes.iter().enumerate() {
+            // A mirror under rotation keys no longer matters here: keyed poses are decomposed
+            // against the chain's fixed stretch (`node_motion`), which keeps the mirror exactly.
+            let (transform, _caveat) = decompose::split(&node.local, rotated.get(i).copied().unwrap_or(false));
+            self.node_forms.push(transform);
+            let placed = match transform {
+                NodeTransform::Single(trs) => {
+                    let n = self.push_node(node.name.clone(), trs);
+                    Placed { outer: n, rotated: n, inner: n }
+                }
+                NodeTransform::Chain { outer, middle, inner } => {
+                    let o = self.push_node(node.name.clone(), outer);
+                    let m = self.push_node(format!("{} (stretch)", node.name), middle);
+                    let r = self.push_node(format!("{} (orientation)", node.name), inner);
+                    self.add_child(o, m);
+                    self.add_child(m, r);
+                    Placed { outer: o, rotated: r, inner: r }
+                }
+            };
+            self.placed.push(placed);
+        }
+        for channel in scene.clips.iter().flat_map(|c| &c.channels) {
+            if let Channel::NodeVisibility { node, .. } = channel
+                && !self.visibility_nodes.contains_key(node)
+                && let Some(placed) = self.placed.get(*node).copied()
+            {
+                let name = scene.nodes.get(*node).map(|n| n.name.clone()).unwrap_or_default();
+                let v = self.push_node(format!("{name} (visibility)"), Trs::IDENTITY);
+                self.add_child(placed.inner, v);
+                self.visibility_nodes.insert(*node, v);
+            }
+        }
+    }
+
+    /// Joint nodes per skeleton: each joint's rest local (model-space rest relative to its
+    /// parent's), under one root node per skeleton.
+    fn skeletons(&mut self) {
+        let scene = self.scene;
+        for (s, skeleton) in scene.skeletons.iter().enumerate() {
+            let root = self.push_node(
+                if skeleton.name.is_empty() { format!("skeleton {s}") } else { skeleton.name.clone() },
+                Trs::IDENTITY,
+            );
+            let mut nodes = Vec::with_capacity(skeleton.joints.len());
+            for (j, joint) in skeleton.joints.iter().enumerate() {
+                let rest = skeleton.rest_pose.get(j).copied().unwrap_or(Mat4::IDENTITY);
+                let parent = joint.parent.filter(|&p| p < j);
+                let parent_rest = parent.and_then(|p| skeleton.rest_pose.get(p)).copied().unwrap_or(Mat4::IDENTITY);
+                let local = parent_rest.inverse() * rest;
+                let trs = to_trs(&local);
+                let n = self.push_node(joint.name.clone(), trs);
+                match parent.and_then(|p| nodes.get(p).copied()) {
+                    Some(p) => self.add_child(p, n),
+                    None => self.add_child(root, n),
+                }
+                nodes.push(n);
+                if joint.billboard {
+                    self.note(format!("joint {j} ({}): billboard not exported (it needs the camera)", joint.name));
+                }
+            }
+            self.joint_nodes.push(nodes);
+            self.skeleton_roots.push(root);
+        }
+    }
+
+    /// Parent links of the scene's nodes; nodes that follow a joint hang under its node.
+    fn link_nodes(&mut self) {
+        let scene = self.scene;
+        let mut roots = Vec::new();
+        for (i, node) in scene.nodes.iter().enumerate() {
+            let Some(placed) = self.placed.get(i).copied() else { continue };
+            let joint_parent =
+                node.joint.and_then(|(s, j)| self.joint_nodes.get(s).and_then(|nodes| nodes.get(j)).copied());
+            let parent = node.parent.and_then(|p| self.placed.get(p)).map(|p| p.inner);
+            match joint_parent.or(parent) {
+                Some(p) => self.add_child(p, placed.outer),
+                None => roots.push(placed.outer),
+            }
+        }
+        roots.extend(self.skeleton_roots.iter().copied());
+        roots.extend(self.loose_mesh_nodes.iter().copied());
+        self.root.scenes.push(json::Scene {
+            extensions: None,
+            extras: None,
+            name: None,
+            nodes: roots.into_iter().map(index).collect(),
+        });
+        self.root.scene = Some(index(0));
+    }
+}
+
+impl Builder<'_> {
+    // ---------------------------------------------------------------- morph targets
+
+    /// Morph targets per mesh from the clips' vertex channels: one target per distinct key
+    /// (TPW morph key times, Quake II frames), so each clip animates its weights one-hot.
+    fn plan_morphs(&mut self) {
+        let scene = self.scene;
+        self.morphs = (0..scene.meshes.len()).map(|_| MorphPlan::default()).collect();
+        let rest: Vec<Vec<Vec3>> = scene.meshes.iter().map(|m| m.render_positions()).collect();
+        let mut packed_targets: HashMap<(usize, usize), usize> = HashMap::new();
+        for (c, clip) in scene.clips.iter().enumerate() {
+            let mut morphed: Vec<usize> = Vec::new();
+            for channel in &clip.channels {
+                match channel {
+                    Channel::VertexMorph { mesh, .. } | Channel::VertexFrames { mesh, .. }
+                        if !morphed.contains(mesh) =>
+                    {
+                        morphed.push(*mesh);
+                        // Every key time of every vertex channel on the mesh: between them each
+                        // vertex moves linearly, so one-hot weights between targets are exact.
+                        let key_times = clip.channels.iter().flat_map(|other| -> Vec<f32> {
+                            match other {
+                                Channel::VertexMorph { mesh: m, blocks } if m == mesh => {
+                                    blocks.iter().flat_map(|b| b.times.iter().copied()).collect()
+                                }
+                                Channel::VertexFrames { mesh: m, times, .. } if m == mesh => times.clone(),
+                                _ => Vec::new(),
+                            }
+                        });
+                        let times = clip_times(clip, key_times, false);
+                        let Some(base) = rest.get(*mesh) else { continue };
+                        let mut pose = Pose::default();
+                        let mut keys = Vec::new();
+                        for t in times {
+                            if self
+                                .morphs
+                                .get(*mesh)
+                                .is_some_and(|p| (p.targets.len() + 1) * base.len() > MAX_MORPH_DELTAS)
+                            {
+                                self.notes.push(format!(
+                                    "clip {}: mesh {mesh} has too many morph keys; the rest left out",
+                                    clip.name
+                                ));
+                                break;
+                            }
+                            pose.evaluate(scene, Some(c), t);
+                            let moved = pose.mesh_positions(scene, *mesh);
+                            let delta: Vec<Vec3> = moved.iter().zip(base).map(|(p, b)| *p - *b).collect();
+                            let Some(plan) = self.morphs.get_mut(*mesh) else { continue };
+                            plan.targets.push(delta);
+                            keys.push((t, plan.targets.len() - 1));
+                        }
+                        if let Some(plan) = self.morphs.get_mut(*mesh) {
+                            plan.keys.insert(c, keys);
+                        }
+                    }
+                    Channel::PackedFrames(packed) => {
+                        let (Some(base), Some(mesh)) = (rest.get(packed.mesh), scene.meshes.get(packed.mesh)) else {
+                            continue;
+                        };
+                        let mut frame_targets = Vec::new();
+                        for k in 0..packed.times.len() {
+                            let key = (packed.mesh, packed.first + k * packed.vertex_count);
+                            let target = match packed_targets.get(&key) {
+                                Some(&t) => t,
+                                None => {
+                                    if self
+                                        .morphs
+                                        .get(packed.mesh)
+                                        .is_some_and(|p| (p.targets.len() + 1) * base.len() > MAX_MORPH_DELTAS)
+                                    {
+                                        break;
+                                    }
+                                    let source = packed.unpack(k);
+                                    let moved = crate::scene::expand_positions(&source, &mesh.vertex_source);
+                                    let delta: Vec<Vec3> = moved.iter().zip(base).map(|(p, b)| *p - *b).collect();
+                                    let Some(plan) = self.morphs.get_mut(packed.mesh) else { continue };
+                                    plan.targets.push(delta);
+                                    packed_targets.insert(key, plan.targets.len() - 1);
+                                    plan.targets.len() - 1
+                                }
+                            };
+                            frame_targets.push(target);
+                        }
+                        // Frames between the clip's bounds; the bounds themselves hold the
+                        // nearest frame, as the viewer clamps.
+                        let times = clip_times(clip, packed.times.iter().copied(), false);
+                        let keys: Vec<(f32, usize)> = times
+                            .iter()
+                            .filter_map(|&t| {
+                                let k = packed
+                                    .times
+                                    .partition_point(|&ft| ft < t - 1e-4)
+                                    .min(packed.times.len().saturating_sub(1));
+                                frame_targets.get(k).map(|&target| (t, target))
+                            })
+                            .collect();
+                        if let Some(plan) = self.morphs.get_mut(packed.mesh) {
+                            plan.keys.insert(c, keys);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- meshes and skins
+
+    fn meshes(&mut self) {
+        use json::accessor::{ComponentType, Type};
+        use json::buffer::Target;
+        let scene = self.scene;
+        let hidden_lod: Vec<usize> = scene.lods.iter().skip(1).flat_map(|l| l.meshes.iter().copied()).collect();
+        if !hidden_lod.is_empty() {
+            self.note(format!("{} meshes of coarser levels of detail not exported (LOD 0 only)", hidden_lod.len()));
+        }
+        let rest_world = scene.rest_world_matrices();
+        let mut skins: HashMap<usize, u32> = HashMap::new();
+        for (m, mesh) in scene.meshes.iter().enumerate() {
+            let count = mesh.vertex_count();
+            if count == 0 || mesh.triangles.is_empty() || hidden_lod.contains(&m) {
+                continue;
+            }
+            let positions = mesh.render_positions();
+            let mut attributes = std::collections::BTreeMap::new();
+            let position = self.vec3s(&positions, true, Some(Target::ArrayBuffer));
+            attributes.insert(Valid(json::mesh::Semantic::Positions), index(position));
+            if mesh.normals.len() == count {
+                let normals: Vec<Vec3> = mesh.normals.iter().map(|n| n.try_normalize().unwrap_or(Vec3::Y)).collect();
+                let a = self.vec3s(&normals, false, Some(Target::ArrayBuffer));
+                attributes.insert(Valid(json::mesh::Semantic::Normals), index(a));
+            }
+            if mesh.uvs.len() == count {
+                let flat: Vec<f32> = mesh.uvs.iter().flat_map(|uv| [uv.x, uv.y]).collect();
+                let a = self.floats(&flat, 2, false, Some(Target::ArrayBuffer));
+                attributes.insert(Valid(json::mesh::Semantic::TexCoords(0)), index(a));
+            }
+            let mut skin_index = None;
+            if let Some(skin) = &mesh.skin
+                && self.joint_nodes.get(skin.skeleton).is_some_and(|j| !j.is_empty())
+            {
+                let (joints, weights) = four_influences(mesh, skin);
+                let joint_view = self.view(bytemuck::cast_slice(&joints), Some(Target::ArrayBuffer));
+                let a = self.accessor(Some(joint_view), count, ComponentType::U16, Type::Vec4, None, None);
+                attributes.insert(Valid(json::mesh::Semantic::Joints(0)), index(a));
+                let w = self.floats(&weights, 4, false, Some(Target::ArrayBuffer));
+                attributes.insert(Valid(json::mesh::Semantic::Weights(0)), index(w));
+                skin_index = Some(match skins.get(&skin.skeleton) {
+                    Some(&s) => s,
+                    None => {
+                        let s = self.skin(skin.skeleton);
+                        skins.insert(skin.skeleton, s);
+                        s
+                    }
+                });
+                let world = mesh.node.and_then(|n| rest_world.get(n)).copied().unwrap_or(Mat4::IDENTITY);
+                if !world.abs_diff_eq(Mat4::IDENTITY, 1e-6) {
+                    self.note(format!("mesh {m} ({}): its node's placement is ignored by glTF skinning", mesh.name));
+                }
+            }
+            let plan_targets = self.morphs.get(m).map(|p| p.targets.len()).unwrap_or(0);
+            let mut targets = Vec::new();
+            for t in 0..plan_targets {
+                let delta = self.morphs.get(m).and_then(|p| p.targets.get(t)).cloned().unwrap_or_default();
+                let a = self.vec3s(&delta, true, Some(Target::ArrayBuffer));
+                targets.push(json::mesh::MorphTarget { positions: Some(index(a)), normals: None, tangents: None });
+            }
+            if plan_targets > 0 {
+                self.note("morph targets carry positions only; normals stay those of the rest pose".into());
+            }
+            let mut primitives = Vec::new();
+            let ranges: Vec<(Option<usize>, u32, u32)> = if mesh.submeshes.is_empty() {
+                vec![(None, 0, mesh.triangles.len() as u32)]
+            } else {
+                mesh.submeshes.iter().map(|s| (s.material, s.first_triangle, s.triangle_count)).collect()
+            };
+            for (material, first, tri_count) in ranges {
+                let tris = mesh
+                    .triangles
+                    .get(first as usize..(first as usize).saturating_add(tri_count as usize))
+                    .unwrap_or(&[]);
+                let flat: Vec<u32> = tris.iter().flatten().copied().filter(|&i| (i as usize) < count).collect();
+                if flat.len() != tris.len() * 3 || flat.is_empty() {
+                    continue;
+                }
+                let indices = if count <= usize::from(u16::MAX) {
+                    let short: Vec<u16> = flat.iter().map(|&i| i as u16).collect();
+                    let view = self.view(bytemuck::cast_slice(&short), Some(Target::ElementArrayBuffer));
+                    self.accessor(Some(view), flat.len(), ComponentType::U16, Type::Scalar, None, None)
+                } else {
+                    let view = self.view(bytemuck::cast_slice(&flat), Some(Target::ElementArrayBuffer));
+                    self.accessor(Some(view), flat.len(), ComponentType::U32, Type::Scalar, None, None)
+                };
+                primitives.push(json::mesh::Primitive {
+                    attributes: attributes.clone(),
+                    extensions: None,
+                    extras: None,
+                    indices: Some(index(indices)),
+                    material: material
+                        .filter(|&i| i < scene.materials.len())
+                        .map(|i| index(self.mesh_materials.get(&(m, i)).copied().unwrap_or(i as u32))),
+                    mode: Valid(json::mesh::Mode::Triangles),
+                    targets: (!targets.is_empty()).then(|| targets.clone()),
+                });
+            }
+            if primitives.is_empty() {
+                continue;
+            }
+            let gltf_mesh = self
+                .root
+                .push(json::Mesh {
+                    extensions: None,
+                    extras: serde_json::value::to_raw_value(&json!({ "scene_mesh": m })).ok(),
+                    name: Some(mesh.name.clone()),
+                    primitives,
+                    weights: (plan_targets > 0).then(|| vec![0.0; plan_targets]),
+                })
+                .value() as u32;
+            if let Some(slot) = self.gltf_meshes.get_mut(m) {
+                *slot = Some(gltf_mesh);
+            }
+            let holder = if skin_index.is_some() || mesh.node.is_none() {
+                let n = self.push_node(mesh.name.clone(), Trs::IDENTITY);
+                self.loose_mesh_nodes.push(n);
+                n
+            } else {
+                let node = mesh.node.unwrap_or_default();
+                let parent = match self.visibility_nodes.get(&node) {
+                    Some(&v) => v,
+                    None => self.placed.get(node).map(|p| p.inner).unwrap_or(0),
+                };
+                let taken = self.root.nodes.get(parent as usize).is_some_and(|n| n.mesh.is_some());
+                if taken {
+                    let child = self.push_node(mesh.name.clone(), Trs::IDENTITY);
+                    self.add_child(parent, child);
+                    child
+                } else {
+                    parent
+                }
+            };
+            if let Some(node) = self.root.nodes.get_mut(holder as usize) {
+                node.mesh = Some(index(gltf_mesh));
+                node.skin = skin_index.map(index);
+            }
+            if let Some(slot) = self.mesh_nodes.get_mut(m) {
+                *slot = Some(holder);
+            }
+        }
+    }
+
+    /// One skin per skeleton: inverse bind matrices are the inverses of the rest pose.
+    fn skin(&mut self, skeleton: usize) -> u32 {
+        let scene = self.scene;
+        let joints = self.joint_nodes.get(skeleton).cloned().unwrap_or_default();
+        let rest = scene.skeletons.get(skeleton).map(|s| s.rest_pose.clone()).unwrap_or_default();
+        let ibm: Vec<f32> = (0..joints.len())
+            .flat_map(|j| {
+                let m = rest.get(j).copied().unwrap_or(Mat4::IDENTITY);
+                let inv = m.inverse();
+                if inv.is_finite() { inv } else { Mat4::IDENTITY }.to_cols_array()
+            })
+            .collect();
+        let ibm = self.floats(&ibm, 16, false, None);
+        self.root
+            .push(json::Skin {
+                extensions: None,
+                extras: None,
+                inverse_bind_matrices: Some(index(ibm)),
+                joints: joints.iter().map(|&j| index(j)).collect(),
+                name: scene.skeletons.get(skeleton).map(|s| s.name.clone()),
+                skeleton: self.skeleton_roots.get(skeleton).map(|&r| index(r)),
+            })
+            .value() as u32
+    }
+
+    // ---------------------------------------------------------------- animations
+
+    fn sampler(
+        &mut self,
+        animation: &mut json::Animation,
+        seconds: &[f32],
+        output: u32,
+        step: bool,
+    ) -> json::Index<json::animation::Sampler> {
+        let input = self.times(seconds);
+        let interpolation =
+            if step { json::animation::Interpolation::Step } else { json::animation::Interpolation::Linear };
+        animation.samplers.push(json::animation::Sampler {
+            extensions: None,
+            extras: None,
+            input: index(input),
+            interpolation: Valid(interpolation),
+            output: index(output),
+        });
+        index(animation.samplers.len() as u32 - 1)
+    }
+
+    fn channel(
+        &mut self,
+        animation: &mut json::Animation,
+        node: u32,
+        path: json::animation::Property,
+        seconds: &[f32],
+        output: u32,
+        step: bool,
+    ) {
+        let sampler = self.sampler(animation, seconds, output, step);
+        animation.channels.push(json::animation::Channel {
+            sampler,
+            target: json::animation::Target { extensions: None, extras: None, node: index(node), path: Valid(path) },
+            extensions: None,
+            extras: None,
+        });
+    }
+
+    fn rotations(&mut self, animation: &mut json::Animation, node: u32, seconds: &[f32], values: &[Quat]) {
+        let mut flat = Vec::with_capacity(values.len() * 4);
+        let mut previous: Option<Quat> = None;
+        for q in values {
+            let mut q = q.normalize();
+            if previous.is_some_and(|p| p.dot(q) < 0.0) {
+                q = -q;
+            }
+            previous = Some(q);
+            flat.extend_from_slice(&q.to_array());
+        }
+        let out = self.floats(&flat, 4, false, None);
+        self.channel(animation, node, json::animation::Property::Rotation, seconds, out, false);
+    }
+
+    fn vectors(
+        &mut self,
+        animation: &mut json::Animation,
+        node: u32,
+        path: json::animation::Property,
+        seconds: &[f32],
+        values: &[Vec3],
+        step: bool,
+    ) {
+        let out = self.vec3s(values, false, None);
+        self.channel(animation, node, path, seconds, out, step);
+    }
+
+    fn animation(&mut self, c: usize) {
+        use json::animation::Property;
+        let scene = self.scene;
+        let Some(clip) = scene.clips.get(c) else { return };
+        let mut animation = json::Animation {
+            extensions: None,
+            extras: None,
+            channels: Vec::new(),
+            name: Some(clip.name.clone()),
+            samplers: Vec::new(),
+        };
+        let mut pointers = Vec::new();
+        let seconds_of = |times: &[f32]| -> Vec<f32> { times.iter().map(|&t| clip_seconds(clip, t)).collect() };
+        let mut materials_colored: Vec<usize> = Vec::new();
+        let mut moved_nodes: Vec<usize> = clip.channels.iter().filter_map(Channel::moved_node).collect();
+        moved_nodes.sort_unstable();
+        moved_nodes.dedup();
+        for node in moved_nodes {
+            self.node_motion(&mut animation, clip, node);
+        }
+        let mut switched: Vec<usize> = clip
+            .channels
+            .iter()
+            .filter_map(|c| match c {
+                Channel::NodeVisibility { node, .. } => Some(*node),
+                _ => None,
+            })
+            .collect();
+        switched.sort_unstable();
+        switched.dedup();
+        for node in switched {
+            self.node_visibility(&mut animation, clip, node);
+        }
+        for channel in &clip.channels {
+            match channel {
+                // All of a node's visibility channels at once (the hide list and its track).
+                Channel::NodeVisibility { .. } => {}
+                // Node motion is written above, vertex motion as morph targets (`plan_morphs`),
+                // UV keys as texture-transform scrolls (`plan_uv_scrolls`).
+                Channel::NodeRotation { .. }
+                | Channel::NodeRotationEased { .. }
+                | Channel::NodePosition { .. }
+                | Channel::NodeAxisScale { .. }
+                | Channel::NodePathProgress { .. }
+                | Channel::VertexMorph { .. }
+                | Channel::VertexFrames { .. }
+                | Channel::PackedFrames(_)
+                | Channel::UvKeys { .. } => {}
+                Channel::BoneFrames { skeleton, times, frames } => {
+                    self.bone_frames(&mut animation, clip, *skeleton, times, frames);
+                }
+                Channel::BoneTracks { skeleton, joints } => {
+                    self.bone_tracks(&mut animation, clip, *skeleton, joints);
+                }
+                Channel::MaterialColor { material, .. } | Channel::MaterialAlpha { material, .. } => {
+                    if !materials_colored.contains(material) {
+                        materials_colored.push(*material);
+                    }
+                }
+                Channel::UvTransform { material, translation, rotation, scale, time } => {
+                    if !self.transformable.get(*material).copied().unwrap_or(false) {
+                        self.note(format!(
+                            "clip {}: texture transform of untextured material {material} dropped",
+                            clip.name
+                        ));
+                        continue;
+                    }
+                    let mut key_times = track_times(clip, translation.keys.iter().map(|k| k.time), time[0]);
+                    key_times.extend(track_times(clip, rotation.keys.iter().map(|k| k.time), time[1]));
+                    key_times.extend(track_times(clip, scale.keys.iter().map(|k| k.time), time[2]));
+                    let times = clip_times(clip, key_times, true);
+                    let seconds = seconds_of(&times);
+                    let (mut offsets, mut rotations, mut scales) = (Vec::new(), Vec::new(), Vec::new());
+                    for &t in &times {
+                        let tr = sample_curve(translation, time[0].apply(t, t)).unwrap_or(Vec3::ZERO);
+                        let r = sample_curve(rotation, time[1].apply(t, t)).unwrap_or(Quat::IDENTITY);
+                        let s = sample_curve(scale, time[2].apply(t, t)).unwrap_or(Vec3::ONE);
+                        let (offset, angle, scale) = texture_transform(tr, r, s);
+                        offsets.extend_from_slice(&offset.to_array());
+                        rotations.push(angle);
+                        scales.extend_from_slice(&scale.to_array());
+                    }
+                    let base = format!(
+                        "/materials/{material}/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform"
+                    );
+                    for (suffix, values, width) in
+                        [("offset", offsets, 2), ("rotation", rotations, 1), ("scale", scales, 2)]
+                    {
+                        let input = self.times(&seconds);
+                        let output = self.floats(&values, width, false, None);
+                        pointers.push(PointerChannel { pointer: format!("{base}/{suffix}"), input, output });
+                    }
+                }
+            }
+        }
+        for material in materials_colored {
+            if let Some(p) = self.material_color(clip, material) {
+                pointers.push(p);
+            }
+        }
+        let scrolls: Vec<UvScroll> = self.uv_scrolls.iter().filter(|s| s.clip == c).cloned().collect();
+        for scroll in &scrolls {
+            pointers.extend(self.uv_scroll(scroll));
+        }
+        // Morph weights, one channel per mesh that a vertex channel moves in this clip.
+        for m in 0..scene.meshes.len() {
+            let (Some(node), Some(plan)) = (self.mesh_nodes.get(m).copied().flatten(), self.morphs.get(m)) else {
+                continue;
+            };
+            let Some(keys) = plan.keys.get(&c).cloned() else { continue };
+            let target_count = plan.targets.len();
+            if keys.is_empty() || target_count == 0 {
+                continue;
+            }
+            let seconds: Vec<f32> = keys.iter().map(|&(t, _)| clip_seconds(clip, t)).collect();
+            let output = self.one_hot_weights(&keys, target_count);
+            self.channel(&mut animation, node, Property::MorphTargetWeights, &seconds, output, false);
+        }
+        if animation.channels.is_empty() && pointers.is_empty() {
+            self.note(format!("clip {}: nothing this file can animate; left out", clip.name));
+            return;
+        }
+        if !pointers.is_empty() {
+            self.use_extension("KHR_animation_pointer");
+        }
+        self.root.push(animation);
+        self.pointer_channels.push(pointers);
+    }
+
+    /// TPW node channels (rotation, eased rotation, position, axis scale, path progress) of one
+    /// node: its local matrix as the viewer poses it ([`animated_node_local`]), sampled at the
+    /// keys (and on a grid where the curve is not linear between keys), refined until linear
+    /// keys follow it within the tolerance, and written on the node's TRS. A chain keeps its
+    /// fixed stretch `V·Σ·Vᵀ`: the translation goes on the outer node, and the rest of the
+    /// matrix (`stretch⁻¹ · linear`: the keyed rotation, and any axis scale) on the inner one.
+    fn node_motion(&mut self, animation: &mut json::Animation, clip: &Clip, node: usize) {
+        let scene = self.scene;
+        let (Some(placed), Some(form)) = (self.placed.get(node).copied(), self.node_forms.get(node).copied()) else {
+            return;
+        };
+        let mut key_times: Vec<f32> = Vec::new();
+        let mut grid = false;
+        // Where the motion jumps (a channel starts or stops acting): a sample just beside it.
+        let mut jumps: Vec<f32> = Vec::new();
+        for channel in clip.channels.iter().filter(|c| c.moved_node() == Some(node)) {
+            match channel {
+                Channel::NodeRotation { keys, .. } => key_times.extend(keys.iter().map(|k| k.time)),
+                Channel::NodeRotationEased { keys, ease, .. } => {
+                    key_times.extend(keys.iter().map(|k| k.time));
+                    grid |= ease.iter().any(Option::is_some);
+                }
+                Channel::NodePosition { curve, .. } => {
+                    key_times.extend(curve.keys.iter().map(|k| k.time));
+                    grid |= curve.interpolation != crate::scene::Interpolation::Linear;
+                    jumps.extend(curve.keys.first().map(|k| k.time - JUMP_GAP));
+                }
+                Channel::NodeAxisScale { keys, .. } => key_times.extend(keys.iter().map(|k| k.time)),
+                Channel::NodePathProgress { start, values, .. } => {
+                    let count = values.len().min(100_000);
+                    key_times.extend((0..count).map(|i| start + i as f32));
+                    grid = true;
+                    let end = start + count.saturating_sub(1) as f32;
+                    jumps.extend([start - JUMP_GAP, end + JUMP_GAP]);
+                }
+                _ => {}
+            }
+        }
+        key_times.extend(jumps);
+        let fixed_stretch = match form {
+            NodeTransform::Single(_) => None,
+            NodeTransform::Chain { outer, middle, .. } => {
+                Some((Trs { translation: Vec3::ZERO, ..outer }.matrix() * middle.matrix()).inverse())
+            }
+        };
+        let local_at = |t: f32| -> Trs {
+            let local = animated_node_local(scene, &clip.channels, node, t);
+            match fixed_stretch {
+                None => to_trs(&local),
+                Some(unstretch) => {
+                    let mut linear = local;
+                    linear.w_axis = glam::Vec4::W;
+                    Trs { translation: local.w_axis.truncate(), ..to_trs(&(unstretch * linear)) }
+                }
+            }
+        };
+        let times = refine(clip_times(clip, key_times, grid), &local_at, self.tolerance, self.reach);
+        let seconds: Vec<f32> = times.iter().map(|&t| clip_seconds(clip, t)).collect();
+        let locals: Vec<Trs> = times.iter().map(|&t| local_at(t)).collect();
+        match form {
+            NodeTransform::Single(_) => self.trs_channels(animation, placed.outer, &seconds, &locals),
+            NodeTransform::Chain { .. } => {
+                use json::animation::Property;
+                let t: Vec<Vec3> = locals.iter().map(|l| l.translation).collect();
+                let r: Vec<Quat> = locals.iter().map(|l| l.rotation).collect();
+                let s: Vec<Vec3> = locals.iter().map(|l| l.scale).collect();
+                self.vectors(animation, placed.outer, Property::Translation, &seconds, &t, false);
+                self.rotations(animation, placed.rotated, &seconds, &r);
+                self.vectors(animation, placed.rotated, Property::Scale, &seconds, &s, false);
+            }
+        }
+    }
+
+    /// A node's visibility as a STEP scale (0 or 1) on the child that carries its mesh: every
+    /// visibility channel of the node applied in order, the last key at or before the time of
+    /// each deciding, as the viewer does (the clip's hide list, then the track's switches).
+    fn node_visibility(&mut self, animation: &mut json::Animation, clip: &Clip, node: usize) {
+        let Some(&holder) = self.visibility_nodes.get(&node) else { return };
+        let switches: Vec<&[Key<bool>]> = clip
+            .channels
+            .iter()
+            .filter_map(|c| match c {
+                Channel::NodeVisibility { node: n, keys } if *n == node => Some(keys.as_slice()),
+                _ => None,
+            })
+            .collect();
+        let times = clip_times(clip, switches.iter().flat_map(|keys| keys.iter().map(|k| k.time)), false);
+        let values: Vec<Vec3> = times
+            .iter()
+            .map(|&t| {
+                let shown =
+                    switches.iter().fold(true, |shown, keys| last_at_or_before(keys, t).map_or(shown, |k| k.value));
+                if shown { Vec3::ONE } else { Vec3::ZERO }
+            })
+            .collect();
+        let seconds: Vec<f32> = times.iter().map(|&t| clip_seconds(clip, t)).collect();
+        self.vectors(animation, holder, json::animation::Property::Scale, &seconds, &values, true);
+    }
+
+    /// Weights output for one-hot keys: sparse when that is smaller than dense.
+    fn one_hot_weights(&mut self, keys: &[(f32, usize)], target_count: usize) -> u32 {
+        use json::accessor::{ComponentType, Type};
+        let count = keys.len() * target_count;
+        let dense_bytes = count * 4;
+        let sparse_bytes = keys.len() * 8;
+        if sparse_bytes < dense_bytes {
+            let indices: Vec<u32> = keys.iter().enumerate().map(|(k, &(_, t))| (k * target_count + t) as u32).collect();
+            let values = vec![1f32; keys.len()];
+            let index_view = self.view(bytemuck::cast_slice(&indices), None);
+            let value_view = self.view(bytemuck::cast_slice(&values), None);
+            let sparse = json::accessor::sparse::Sparse {
+                count: usize64(keys.len()),
+                indices: json::accessor::sparse::Indices {
+                    buffer_view: index(index_view),
+                    byte_offset: USize64(0),
+                    component_type: Valid(json::accessor::IndexComponentType(ComponentType::U32)),
+                    extensions: None,
+                    extras: None,
+                },
+                values: json::accessor::sparse::Values {
+                    buffer_view: index(value_view),
+                    byte_offset: USize64(0),
+                    extensions: None,
+                    extras: None,
+                },
+                extensions: None,
+                extras: None,
+            };
+            self.accessor(None, count, ComponentType::F32, Type::Scalar, None, Some(sparse))
+        } else {
+            let mut dense = vec![0f32; count];
+            for (k, &(_, t)) in keys.iter().enumerate() {
+                if let Some(w) = dense.get_mut(k * target_count + t) {
+                    *w = 1.0;
+                }
+            }
+            self.floats(&dense, 1, false, None)
+        }
+    }
+
+    /// MDR: per-frame model-space joint matrices become joint TRS keys, with sub-samples
+    /// between frames (the engine blends matrices element-wise).
+    fn bone_frames(
+        &mut self,
+        animation: &mut json::Animation,
+        clip: &Clip,
+        skeleton: usize,
+        times: &[f32],
+        frames: &[Vec<Mat4>],
+    ) {
+        let Some(joint_nodes) = self.joint_nodes.get(skeleton).cloned() else { return };
+        let Some(skel) = self.scene.skeletons.get(skeleton) else { return };
+        let frame_times = clip_times(clip, times.iter().copied(), false);
+        for (j, &node) in joint_nodes.iter().enumerate() {
+            let parent = skel.joints.get(j).and_then(|joint| joint.parent).filter(|&p| p < j);
+            let local_at = |t: f32| -> Trs {
+                let pose = blend_frames(times, frames, t);
+                let m = pose.get(j).copied().unwrap_or(Mat4::IDENTITY);
+                let p = parent.and_then(|p| pose.get(p)).copied().unwrap_or(Mat4::IDENTITY);
+                to_trs(&(p.inverse() * m))
+            };
+            let sample_times = refine(frame_times.clone(), &local_at, self.tolerance, self.reach);
+            let seconds: Vec<f32> = sample_times.iter().map(|&t| clip_seconds(clip, t)).collect();
+            let locals: Vec<Trs> = sample_times.iter().map(|&t| local_at(t)).collect();
+            self.trs_channels(animation, node, &seconds, &locals);
+        }
+    }
+
+    fn trs_channels(&mut self, animation: &mut json::Animation, node: u32, seconds: &[f32], locals: &[Trs]) {
+        use json::animation::Property;
+        let t: Vec<Vec3> = locals.iter().map(|l| l.translation).collect();
+        let r: Vec<Quat> = locals.iter().map(|l| l.rotation).collect();
+        let s: Vec<Vec3> = locals.iter().map(|l| l.scale).collect();
+        self.vectors(animation, node, Property::Translation, seconds, &t, false);
+        self.rotations(animation, node, seconds, &r);
+        self.vectors(animation, node, Property::Scale, seconds, &s, false);
+    }
+
+    /// M2: keyed TRS about each joint's pivot, folded into the joint's translation
+    /// (`T(p+t)·R·S·T(-p) = T(p + t - R·S·p)·R·S`), sampled at every key and on a grid because
+    /// the folded translation depends on the rotation. Joints without a track hold identity.
+    fn bone_tracks(
+        &mut self,
+        animation: &mut json::Animation,
+        clip: &Clip,
+        skeleton: usize,
+        tracks: &[crate::scene::JointTracks],
+    ) {
+        let Some(joint_nodes) = self.joint_nodes.get(skeleton).cloned() else { return };
+        let Some(skel) = self.scene.skeletons.get(skeleton) else { return };
+        for (j, &node) in joint_nodes.iter().enumerate() {
+            let pivot = skel.joints.get(j).map(|joint| joint.pivot).unwrap_or(Vec3::ZERO);
+            let track = tracks.iter().find(|t| t.joint == j);
+            let local_at = |time: f32| -> Trs {
+                let Some(track) = track else { return Trs::IDENTITY };
+                let [tt, rt, st] = track.timing;
+                let t = sample_curve(&track.translation, tt.apply(time, time)).unwrap_or(Vec3::ZERO);
+                let r = sample_curve(&track.rotation, rt.apply(time, time)).unwrap_or(Quat::IDENTITY);
+                let s = sample_curve(&track.scale, st.apply(time, time)).unwrap_or(Vec3::ONE);
+                Trs { translation: pivot + t - r * (s * pivot), rotation: r, scale: s }
+            };
+            let times = match track {
+                Some(track) => {
+                    let [tt, rt, st] = track.timing;
+                    let mut key_times = track_times(clip, track.translation.keys.iter().map(|k| k.time), tt);
+                    key_times.extend(track_times(clip, track.rotation.keys.iter().map(|k| k.time), rt));
+                    key_times.extend(track_times(clip, track.scale.keys.iter().map(|k| k.time), st));
+                    refine(clip_times(clip, key_times, false), &local_at, self.tolerance, self.reach)
+                }
+                None => vec![clip.start],
+            };
+            let locals: Vec<Trs> = times.iter().map(|&time| local_at(time)).collect();
+            let seconds: Vec<f32> = times.iter().map(|&t| clip_seconds(clip, t)).collect();
+            self.trs_channels(animation, node, &seconds, &locals);
+        }
+    }
+
+    /// M2 colour and alpha tracks of one material as its animated `baseColorFactor`: the last
+    /// colour channel's RGB and the product of the alpha channels, as the viewer combines them.
+    fn material_color(&mut self, clip: &Clip, material: usize) -> Option<PointerChannel> {
+        let base = self.scene.materials.get(material)?.base_color;
+        let mut key_times = Vec::new();
+        let mut cubic = false;
+        for channel in &clip.channels {
+            match channel {
+                Channel::MaterialColor { material: m, keys, time } if *m == material => {
+                    key_times.extend(track_times(clip, keys.keys.iter().map(|k| k.time), *time));
+                    cubic |= !matches!(keys.interpolation, crate::scene::Interpolation::Linear);
+                }
+                Channel::MaterialAlpha { material: m, keys, time } if *m == material => {
+                    key_times.extend(track_times(clip, keys.keys.iter().map(|k| k.time), *time));
+                    cubic |= !matches!(keys.interpolation, crate::scene::Interpolation::Linear);
+                }
+                _ => {}
+            }
+        }
+        let times = clip_times(clip, key_times, cubic);
+        let mut values = Vec::with_capacity(times.len() * 4);
+        for &t in &times {
+            let mut color = base;
+            let mut alpha_set = false;
+            for channel in &clip.channels {
+                match channel {
+                    Channel::MaterialColor { material: m, keys, time } if *m == material => {
+                        if let Some(rgb) = sample_curve(keys, time.apply(t, t)) {
+                            color = rgb.extend(color.w);
+                        }
+                    }
+                    Channel::MaterialAlpha { material: m, keys, time } if *m == material => {
+                        if let Some(a) = sample_curve(keys, time.apply(t, t)) {
+                            color.w = if alpha_set { color.w * a } else { a };
+                            alpha_set = true;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            values.extend_from_slice(&color.clamp(Vec4::ZERO, Vec4::ONE).to_array());
+        }
+        let seconds: Vec<f32> = times.iter().map(|&t| clip_seconds(clip, t)).collect();
+        let input = self.times(&seconds);
+        let output = self.floats(&values, 4, false, None);
+        Some(PointerChannel {
+            pointer: format!("/materials/{material}/pbrMetallicRoughness/baseColorFactor"),
+            input,
+            output,
+        })
+    }
+
+    // ---------------------------------------------------------------- the document
+
+    fn finish(mut self) -> Result<Document> {
+        let scene = self.scene;
+        self.root.buffers.push(json::Buffer {
+            byte_length: usize64(self.bin.len()),
+            name: None,
+            uri: None,
+            extensions: None,
+            extras: None,
+        });
+        self.root.extensions_used = self.extensions.iter().map(|s| s.to_string()).collect();
+        let mut value = serde_json::to_value(&self.root).context("serialising the glTF JSON")?;
+        // gltf-json 1.4 cannot express KHR_animation_pointer (its channel target must name a
+        // node and a built-in path), so those channels are added to the serialised JSON.
+        if let Some(animations) = value.get_mut("animations").and_then(Value::as_array_mut) {
+            for (animation, pointers) in animations.iter_mut().zip(&self.pointer_channels) {
+                // gltf-json leaves out empty arrays; an animation of pointers only needs them.
+                for key in ["channels", "samplers"] {
+                    if animation.get(key).is_none() {
+                        animation[key] = json!([]);
+                    }
+                }
+                for p in pointers {
+                    let samplers = animation["samplers"].as_array_mut();
+                    let Some(samplers) = samplers else { continue };
+                    samplers.push(json!({ "input": p.input, "output": p.output, "interpolation": "LINEAR" }));
+                    let sampler = samplers.len() - 1;
+                    if let Some(channels) = animation["channels"].as_array_mut() {
+                        channels.push(json!({
+                            "sampler": sampler,
+                            "target": {
+                                "path": "pointer",
+                                "extensions": { "KHR_animation_pointer": { "pointer": p.pointer } }
+                            }
+                        }));
+                    }
+                }
+            }
+        }
+        let source = scene.path.as_ref().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned());
+        value["asset"]["extras"] = json!({
+            "source": source,
+            "format": scene.format.id(),
+            "units": "metres as stored",
+            "axes": "Y up, right-handed (as glTF); the decoder turned Z-up sources",
+            "time": "seconds from each clip's start: (t - start) / rate in the clip's units",
+            "notes": self.notes,
+        });
+        Ok(Document { json: value, bin: self.bin, notes: self.notes })
+    }
+}
+
+/// Adds sample times between `times` until linear keys (slerp for the rotation) follow
+/// `local_at` within `tolerance` (scene units; rotation and scale errors count at `reach`, the
+/// model's size), halving an interval at most 8 times. Needed where a written value is not linear
+/// between keys: folded pivots, cubic curves, loops that wrap mid-interval.
+fn refine(times: Vec<f32>, local_at: &dyn Fn(f32) -> Trs, tolerance: f32, reach: f32) -> Vec<f32> {
+    let mut out = Vec::with_capacity(times.len());
+    for pair in times.windows(2) {
+        if let [t0, t1] = *pair {
+            out.push(t0);
+            split_interval(t0, t1, 0, local_at, [tolerance, reach], &mut out);
+        }
+    }
+    out.extend(times.last().copied());
+    out
+}
+
+fn split_interval(
+    t0: f32,
+    t1: f32,
+    depth: u32,
+    local_at: &dyn Fn(f32) -> Trs,
+    [tolerance, reach]: [f32; 2],
+    out: &mut Vec<f32>,
+) {
+    let (a, b) = (local_at(t0), local_at(t1));
+    let rb = if a.rotation.dot(b.rotation) < 0.0 { -b.rotation } else { b.rotation };
+    let worst = [0.25f32, 0.5, 0.75]
+        .iter()
+        .map(|&f| {
+            let truth = local_at(t0 + (t1 - t0) * f);
+            let t = (a.translation.lerp(b.translation, f) - truth.translation).length();
+            let s = (a.scale.lerp(b.scale, f) - truth.scale).length();
+            let r = a.rotation.slerp(rb, f).angle_between(truth.rotation);
+            t + (s + r) * reach
+        })
+        .fold(0f32, f32::max);
+    if depth < 8 && worst > tolerance {
+        let mid = 0.5 * (t0 + t1);
+        split_interval(t0, mid, depth + 1, local_at, [tolerance, reach], out);
+        out.push(mid);
+        split_interval(mid, t1, depth + 1, local_at, [tolerance, reach], out);
+    }
+}
+
+/// Sample times (clip units) for a channel: its key times inside the clip, the clip's bounds,
+/// and a grid when `grid`; strictly increasing once turned into seconds.
+fn clip_times(clip: &Clip, key_times: impl IntoIterator<Item = f32>, grid: bool) -> Vec<f32> {
+    let (start, end) = (clip.start, clip.end.max(clip.start));
+    let mut times: Vec<f32> = key_times.into_iter().filter(|t| t.is_finite() && *t >= start && *t <= end).collect();
+    times.push(start);
+    times.push(end);
+    if grid {
+        let step = clip_rate(clip) / GRID_PER_SECOND;
+        let steps = ((end - start) / step).floor() as usize;
+        times.extend((1..steps.min(100_000)).map(|k| start + k as f32 * step));
+    }
+    times.sort_by(f32::total_cmp);
+    let mut out: Vec<f32> = Vec::with_capacity(times.len());
+    for t in times {
+        if out.last().is_none_or(|&last| clip_seconds(clip, t) > clip_seconds(clip, last) + 1e-6) {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// Key times of a track as they fall in the clip: as they are, or repeated every period for
+/// tracks on their own loop (M2 global sequences).
+fn track_times(clip: &Clip, keys: impl Iterator<Item = f32>, timing: TrackTime) -> Vec<f32> {
+    match timing {
+        TrackTime::Clip => keys.collect(),
+        TrackTime::Loop { period } if period > 0.0 && period.is_finite() => {
+            let mut out = Vec::new();
+            let first_loop = (clip.start / period).floor();
+            for key in keys {
+                let mut n = first_loop;
+                while out.len() < 100_000 {
+                    let t = key + n * period;
+                    if t > clip.end {
+                        break;
+                    }
+                    out.push(t);
+                    n += 1.0;
+                }
+            }
+            // Each loop's wrap is a jump; the grid bounds the blur of it.
+            let mut n = first_loop + 1.0;
+            while n * period <= clip.end && out.len() < 100_000 {
+                out.push(n * period);
+                n += 1.0;
+            }
+            out
+        }
+        TrackTime::Loop { .. } => Vec::new(),
+    }
+}
+
+fn clip_rate(clip: &Clip) -> f32 {
+    if clip.rate.is_finite() && clip.rate > 0.0 { clip.rate } else { 1.0 }
+}
+
+/// Seconds from the clip's start of clip time `t`.
+pub fn clip_seconds(clip: &Clip, t: f32) -> f32 {
+    (t - clip.start) / clip_rate(clip)
+}
+
+fn last_at_or_before<T>(keys: &[Key<T>], time: f32) -> Option<&Key<T>> {
+    let n = keys.partition_point(|k| k.time <= time);
+    n.checked_sub(1).and_then(|i| keys.get(i))
+}
+
+/// Element-wise blend of the two frames around `t`, as [`Pose`] does for MDR bones.
+fn blend_frames(times: &[f32], frames: &[Vec<Mat4>], t: f32) -> Vec<Mat4> {
+    let last = times.len().saturating_sub(1);
+    let upper = times.partition_point(|&ft| ft <= t).min(last);
+    let lower = upper.saturating_sub(1);
+    let (Some(&t0), Some(&t1)) = (times.get(lower), times.get(upper)) else { return Vec::new() };
+    let f = if t1 > t0 { ((t - t0) / (t1 - t0)).clamp(0.0, 1.0) } else { 0.0 };
+    let (lower, f) = if t <= t0 { (lower, 0.0) } else { (lower, f) };
+    let (Some(a), Some(b)) = (frames.get(lower), frames.get(upper)) else { return Vec::new() };
+    a.iter().zip(b).map(|(ma, mb)| *ma * (1.0 - f) + *mb * f).collect()
+}
+
+/// The viewer's texture transform `T(t + c)·R·S·T(-c)` about the centre `c = (0.5, 0.5)` as
+/// KHR_texture_transform's `T(offset)·R(rotation)·S(scale)`: offset, angle and scale.
+fn texture_transform(translation: Vec3, rotation: Quat, scale: Vec3) -> (Vec2, f32, Vec2) {
+    let angle = 2.0 * rotation.z.atan2(rotation.w);
+    let centre = Vec2::splat(0.5);
+    let s = scale.truncate();
+    let turned = Vec2::from_angle(angle).rotate(s * centre);
+    (translation.truncate() + centre - turned, angle, s)
+}
+
+fn mesh_uses_material(scene: &Scene, mesh: usize, material: usize) -> bool {
+    scene.meshes.get(mesh).is_some_and(|m| m.submeshes.iter().any(|s| s.material == Some(material)))
+}
+
+/// Up to four joints and weights per render vertex: the heaviest influences, repeated joints
+/// merged, weights renormalised to sum to 1, unused slots zero.
+fn four_influences(mesh: &crate::scene::Mesh, skin: &crate::scene::SkinWeights) -> (Vec<[u16; 4]>, Vec<f32>) {
+    let mut joints = Vec::with_capacity(mesh.vertex_count());
+    let mut weights = Vec::with_capacity(mesh.vertex_count() * 4);
+    for &source in &mesh.vertex_source {
+        let mut merged: Vec<(u32, f32)> = Vec::new();
+        if let Some(&(start, count)) = skin.ranges.get(source as usize) {
+            let end = (start as usize).saturating_add(count as usize);
+            for inf in skin.influences.get(start as usize..end).unwrap_or(&[]) {
+                if inf.weight.is_nan() || inf.weight <= 0.0 {
+                    continue;
+                }
+                match merged.iter_mut().find(|(j, _)| *j == inf.joint) {
+                    Some(slot) => slot.1 += inf.weight,
+                    None => merged.push((inf.joint, inf.weight)),
+                }
+            }
+        }
+        merged.sort_by(|a, b| b.1.total_cmp(&a.1));
+        merged.truncate(4);
+        let total: f32 = merged.iter().map(|(_, w)| w).sum();
+        let mut j4 = [0u16; 4];
+        let mut w4 = [0f32; 4];
+        if total > 0.0 {
+            for (k, (j, w)) in merged.iter().enumerate() {
+                if let (Some(js), Some(ws)) = (j4.get_mut(k), w4.get_mut(k)) {
+                    *js = u16::try_from(*j).unwrap_or(0);
+                    *ws = w / total;
+                }
+            }
+        } else {
+            w4[0] = 1.0;
+        }
+        joints.push(j4);
+        weights.extend_from_slice(&w4);
+    }
+    (joints, weights)
+}
+
+/// A TRS for a matrix known to be one (joint poses); shear, if any, is dropped.
+fn to_trs(m: &Mat4) -> Trs {
+    let (scale, rotation, translation) = m.to_scale_rotation_translation();
+    if scale.is_finite() && rotation.is_finite() && translation.is_finite() {
+        Trs { translation, rotation: rotation.normalize(), scale }
+    } else {
+        Trs::IDENTITY
+    }
+}
+
+/// The per-time UV offset of a TPW UV animation when it is one offset for every render vertex
+/// of the mesh, checked at each key time and halfway between: `(times, offsets)` in clip units.
+fn uniform_uv_offsets(
+    scene: &Scene,
+    clip: &Clip,
+    mesh: usize,
+    slots: &[crate::scene::UvSlotKeys],
+) -> Option<(Vec<f32>, Vec<Vec2>)> {
+    let base = &scene.meshes.get(mesh)?.uvs;
+    let mut covered = vec![false; base.len()];
+    for entry in slots {
+        *covered.get_mut(entry.slot as usize)? = true;
+    }
+    if base.is_empty() || covered.contains(&false) {
+        return None;
+    }
+    let times = clip_times(clip, slots.iter().flat_map(|e| e.keys.iter().map(|k| k.time)), false);
+    let offset_at = |t: f32| -> Option<Vec2> {
+        let mut uvs = base.clone();
+        for entry in slots {
+            if let (Some(uv), Some(value)) = (uvs.get_mut(entry.slot as usize), sample_vec2(&entry.keys, t)) {
+                *uv = value;
+            }
+        }
+        let first = *uvs.first()? - *base.first()?;
+        let uniform = uvs.iter().zip(base).all(|(uv, b)| (*uv - *b - first).abs().max_element() < 1e-4);
+        uniform.then_some(first)
+    };
+    let mut offsets = Vec::with_capacity(times.len());
+    for (i, &t) in times.iter().enumerate() {
+        offsets.push(offset_at(t)?);
+        if let Some(&next) = times.get(i + 1) {
+            offset_at(0.5 * (t + next))?;
+        }
+    }
+    Some((times, offsets))
+}
