@@ -1,13 +1,13 @@
 //! Entry points shared by the coverage-guided fuzz targets (`fuzz/`) and the regression replay
 //! (`tests/regressions.rs`): one function per decoder entry point. Each decodes the input and,
-//! when it decodes, poses every clip at its start, middle and end and writes OBJ to memory, so
+//! when it decodes, poses every clip at its start, middle and end and writes OBJ and glTF to memory, so
 //! that a fuzzer reaches the code a user's file reaches. A decode error is a normal outcome;
 //! only a panic, a hang or an allocation past [`allocation_limit`] is a failure.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::export::obj;
+use crate::export::{gltf, obj};
 use crate::formats::{self, m2, mdr, quake2, tpw, wad, wct};
 use crate::scene::Scene;
 use crate::scene::anim::Pose;
@@ -222,7 +222,8 @@ pub fn wct_texture(data: &[u8]) {
 }
 
 /// What a user's open does with a decoded file: validate the scene (as `formats::open_with`
-/// does), then pose every clip at three times and export it.
+/// does), then pose every clip at three times and export it: OBJ of one pose, and glTF (GLB)
+/// with every clip.
 fn exercise(mut scene: Scene) {
     if scene.validate().is_err() {
         return;
@@ -236,6 +237,9 @@ fn exercise(mut scene: Scene) {
     }
     pose.evaluate(scene, None, 0.0);
     let _ = obj::to_obj(scene, &pose, "fuzz.mtl");
+    if let Ok(document) = gltf::build(scene) {
+        let _ = gltf::to_glb(&document);
+    }
 }
 
 #[cfg(test)]
