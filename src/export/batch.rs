@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow};
 use rayon::prelude::*;
 
+use crate::formats::assets::SharedListings;
 use crate::scene::SceneKind;
 use crate::scene::anim::Pose;
 
@@ -75,7 +76,12 @@ impl BatchReport {
 
 /// Converts one model file to `output`.
 pub fn convert_file(input: &Path, output: &Path, format: BatchFormat) -> Result<Outcome> {
-    let scene = crate::formats::open(input).map_err(|e| anyhow!(e))?;
+    convert_with(input, output, format, &SharedListings::default())
+}
+
+/// As [`convert_file`], sharing folder listings with the other files of a batch.
+fn convert_with(input: &Path, output: &Path, format: BatchFormat, listings: &SharedListings) -> Result<Outcome> {
+    let scene = crate::formats::open_shared(input, listings).map_err(|e| anyhow!(e))?;
     if scene.kind == SceneKind::Animation {
         return Ok(Outcome::Skipped);
     }
@@ -104,6 +110,7 @@ pub fn convert_dir(input_dir: &Path, output_dir: &Path, format: BatchFormat) -> 
     if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {wide_msg}") {
         bar.set_style(style);
     }
+    let listings = SharedListings::default();
     let outcomes: Vec<(PathBuf, Outcome)> = files
         .par_iter()
         .map(|input| {
@@ -112,7 +119,7 @@ pub fn convert_dir(input_dir: &Path, output_dir: &Path, format: BatchFormat) -> 
             // Keep the source extension in the name: `tris.md2` and `tris.mdr` stay apart.
             let file_name = output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             output.set_file_name(format!("{file_name}.{}", format.extension()));
-            let outcome = match convert_file(input, &output, format) {
+            let outcome = match convert_with(input, &output, format, &listings) {
                 Ok(outcome) => outcome,
                 Err(e) => Outcome::Failed(one_line(&e)),
             };

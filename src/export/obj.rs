@@ -45,18 +45,19 @@ pub fn to_obj(scene: &Scene, pose: &Pose, mtl_name: &str) -> (String, String) {
         let normals = pose.mesh_normals(scene, mesh_index);
         let uvs = pose.mesh_uvs(scene, mesh_index);
         let _ = writeln!(obj, "o {}", mesh.name);
+        obj.reserve(positions.len() * 96 + mesh.triangles.len() * 48);
         for p in &positions {
             let w = world.transform_point3(*p);
-            let _ = writeln!(obj, "v {} {} {}", w.x, w.y, w.z);
+            push_line(&mut obj, "v", &w.to_array());
         }
         for i in 0..positions.len() {
             let uv = uvs.get(i).copied().unwrap_or_default();
-            let _ = writeln!(obj, "vt {} {}", uv.x, 1.0 - uv.y);
+            push_line(&mut obj, "vt", &[uv.x, 1.0 - uv.y]);
         }
         for i in 0..positions.len() {
             let n = normals.get(i).copied().unwrap_or(Vec3::Y);
             let n = (normal_matrix * n).try_normalize().unwrap_or(Vec3::Y);
-            let _ = writeln!(obj, "vn {} {} {}", n.x, n.y, n.z);
+            push_line(&mut obj, "vn", &n.to_array());
         }
         // Multi-pass materials (M2 texture-unit layers) repeat a triangle range; write it once.
         let mut written: Vec<(u32, u32)> = Vec::new();
@@ -70,14 +71,37 @@ pub fn to_obj(scene: &Scene, pose: &Pose, mtl_name: &str) -> (String, String) {
             }
             let first = sub.first_triangle as usize;
             let tris = mesh.triangles.get(first..first + sub.triangle_count as usize).unwrap_or(&[]);
+            let mut digits = itoa::Buffer::new();
             for tri in tris {
-                let [a, b, c] = tri.map(|i| base + u64::from(i));
-                let _ = writeln!(obj, "f {a}/{a}/{a} {b}/{b}/{b} {c}/{c}/{c}");
+                obj.push('f');
+                for corner in tri.map(|i| base + u64::from(i)) {
+                    let text = digits.format(corner);
+                    for separator in [' ', '/', '/'] {
+                        obj.push(separator);
+                        obj.push_str(text);
+                    }
+                }
+                obj.push('\n');
             }
         }
         base += positions.len() as u64;
     }
     (obj, mtl)
+}
+
+/// One `prefix x y z` line. Floats go through `zmij` (shortest round-trip digits, as `{}`
+/// gives, several times faster; very small or large values in exponent form, which OBJ readers
+/// take), and the line is pushed without the formatting machinery: this loop is most of a batch
+/// conversion's time.
+fn push_line(out: &mut String, prefix: &str, values: &[f32]) {
+    let mut buffer = zmij::Buffer::new();
+    out.push_str(prefix);
+    for &value in values {
+        out.push(' ');
+        // `-0` and `0` read the same; the shorter form keeps files small.
+        out.push_str(if value == 0.0 { "0" } else { buffer.format(value) });
+    }
+    out.push('\n');
 }
 
 fn material_name(scene: &Scene, index: usize) -> String {

@@ -224,15 +224,28 @@ impl Folder {
 }
 
 /// The listings made so far: each folder is read once per cache. One cache lives for one open
-/// (a later open lists again, so files added meanwhile are seen).
+/// (a later open lists again, so files added meanwhile are seen), or joins [`SharedListings`]
+/// for a batch.
 #[derive(Debug, Default)]
 pub struct Assets {
     folders: HashMap<FolderSource, Arc<Folder>>,
+    shared: Option<SharedListings>,
 }
+
+/// Folder listings shared by the opens of one batch (`export DIR`), across threads: a folder
+/// that every model's search passes through (the folders above a player model, where a skin's
+/// written path is tried) is read once per batch instead of once per model.
+#[derive(Debug, Default, Clone)]
+pub struct SharedListings(Arc<std::sync::Mutex<HashMap<FolderSource, Arc<Folder>>>>);
 
 impl Assets {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A cache that also reads and fills `shared`.
+    pub fn with_shared(shared: &SharedListings) -> Self {
+        Self { folders: HashMap::new(), shared: Some(shared.clone()) }
     }
 
     /// The listing of folder `dir`: a directory, a `.wad` archive or a directory inside one.
@@ -241,7 +254,19 @@ impl Assets {
     }
 
     fn folder_of(&mut self, source: FolderSource) -> Arc<Folder> {
-        self.folders.entry(source.clone()).or_insert_with(|| Arc::new(Folder::read(source))).clone()
+        if let Some(folder) = self.folders.get(&source) {
+            return folder.clone();
+        }
+        let folder = match &self.shared {
+            // A poisoned lock only means another open panicked; its listings are still whole.
+            Some(shared) => {
+                let mut listings = shared.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                listings.entry(source.clone()).or_insert_with(|| Arc::new(Folder::read(source.clone()))).clone()
+            }
+            None => Arc::new(Folder::read(source.clone())),
+        };
+        self.folders.insert(source, folder.clone());
+        folder
     }
 
     /// The file `name` in directory `dir`, case-insensitively.

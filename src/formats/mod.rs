@@ -116,6 +116,16 @@ pub fn open(path: &Path) -> Result<Scene, OpenError> {
 /// As [`open`], with picks among the choices a previous open offered ([`Scene::choices`]);
 /// picks a format does not offer are ignored.
 pub fn open_with(path: &Path, picks: &[Pick]) -> Result<Scene, OpenError> {
+    open_in(path, picks, assets::Assets::new())
+}
+
+/// As [`open`], with folder listings shared among the opens of one batch (see
+/// [`assets::SharedListings`]).
+pub fn open_shared(path: &Path, listings: &assets::SharedListings) -> Result<Scene, OpenError> {
+    open_in(path, &[], assets::Assets::with_shared(listings))
+}
+
+fn open_in(path: &Path, picks: &[Pick], mut assets: assets::Assets) -> Result<Scene, OpenError> {
     let display = path.display().to_string();
     // Through the archive seam: a path may lead into a `.wad` (`x.wad/models/gate.MD2`).
     let data = vfs::read(path).map_err(|source| OpenError::Io { path: display.clone(), source })?;
@@ -129,7 +139,6 @@ pub fn open_with(path: &Path, picks: &[Pick]) -> Result<Scene, OpenError> {
         return Err(OpenError::Decode { path: display, source });
     }
     let kind = detect(&data).map_err(|source| OpenError::Decode { path: display.clone(), source })?;
-    let mut assets = assets::Assets::new();
     let mut scene = match kind {
         FormatKind::TpwMd2 => tpw::open(path, &data),
         FormatKind::Quake2Md2 => quake2::open(path, &data, &mut assets, picks),

@@ -494,10 +494,15 @@ impl Pose {
 /// A node's local matrix under the channels of `channels` that move it, at `time`: the
 /// authored local with each applied in order, exactly as [`Pose::evaluate`] does. Exporters
 /// sample one node with it without posing the whole scene.
-pub fn animated_node_local(scene: &Scene, channels: &[Channel], node: usize, time: f32) -> Mat4 {
+pub fn animated_node_local<'a>(
+    scene: &Scene,
+    channels: impl IntoIterator<Item = &'a Channel>,
+    node: usize,
+    time: f32,
+) -> Mat4 {
     let mut local = scene.nodes.get(node).map_or(Mat4::IDENTITY, |n| n.local);
     let time = if time.is_finite() { time } else { 0.0 };
-    for channel in channels.iter().filter(|c| c.moved_node() == Some(node)) {
+    for channel in channels.into_iter().filter(|c| c.moved_node() == Some(node)) {
         move_node(scene, channel, &mut local, time);
     }
     local

@@ -29,6 +29,8 @@ use decompose::{NodeTransform, Trs};
 const MAX_MORPH_DELTAS: usize = 8 << 20;
 /// Samples per second for curves that are not piecewise linear in the written form.
 const GRID_PER_SECOND: f32 = 30.0;
+/// The most grid samples one node's channels get (a 136-second span at 30 per second).
+const MAX_GRID: usize = 4096;
 /// Clip units between a jump in a node's motion and the sample written just beside it.
 const JUMP_GAP: f32 = 1e-3;
 
@@ -1168,11 +1170,13 @@ impl Builder<'_> {
         let (Some(placed), Some(form)) = (self.placed.get(node).copied(), self.node_forms.get(node).copied()) else {
             return;
         };
+        // The node's own channels, picked once: a file may hold thousands of channels.
+        let own: Vec<&Channel> = clip.channels.iter().filter(|c| c.moved_node() == Some(node)).collect();
         let mut key_times: Vec<f32> = Vec::new();
         let mut grid = false;
         // Where the motion jumps (a channel starts or stops acting): a sample just beside it.
         let mut jumps: Vec<f32> = Vec::new();
-        for channel in clip.channels.iter().filter(|c| c.moved_node() == Some(node)) {
+        for channel in own.iter().copied() {
             match channel {
                 Channel::NodeRotation { keys, .. } => key_times.extend(keys.iter().map(|k| k.time)),
                 Channel::NodeRotationEased { keys, ease, .. } => {
@@ -1195,6 +1199,12 @@ impl Builder<'_> {
                 _ => {}
             }
         }
+        if grid {
+            // Outside its keys a channel holds, so the grid spans the keys only.
+            let (low, high) =
+                key_times.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &t| (l.min(t), h.max(t)));
+            key_times.extend(grid_between(clip, low, high));
+        }
         key_times.extend(jumps);
         let fixed_stretch = match form {
             NodeTransform::Single(_) => None,
@@ -1203,7 +1213,7 @@ impl Builder<'_> {
             }
         };
         let local_at = |t: f32| -> Trs {
-            let local = animated_node_local(scene, &clip.channels, node, t);
+            let local = animated_node_local(scene, own.iter().copied(), node, t);
             match fixed_stretch {
                 None => to_trs(&local),
                 Some(unstretch) => {
@@ -1213,7 +1223,7 @@ impl Builder<'_> {
                 }
             }
         };
-        let times = refine(clip_times(clip, key_times, grid), &local_at, self.tolerance, self.reach);
+        let times = refine(clip_times(clip, key_times, false), &local_at, self.tolerance, self.reach);
         let seconds: Vec<f32> = times.iter().map(|&t| clip_seconds(clip, t)).collect();
         let locals: Vec<Trs> = times.iter().map(|&t| local_at(t)).collect();
         match form {
@@ -1485,10 +1495,13 @@ impl Builder<'_> {
 /// between keys: folded pivots, cubic curves, loops that wrap mid-interval.
 fn refine(times: Vec<f32>, local_at: &dyn Fn(f32) -> Trs, tolerance: f32, reach: f32) -> Vec<f32> {
     let mut out = Vec::with_capacity(times.len());
+    // Added samples at most twice the given ones (and a little): a damaged file's curves
+    // must not make the export run for minutes. Real curves need far fewer.
+    let mut budget = times.len().saturating_mul(2).saturating_add(64);
     for pair in times.windows(2) {
         if let [t0, t1] = *pair {
             out.push(t0);
-            split_interval(t0, t1, 0, local_at, [tolerance, reach], &mut out);
+            split_interval(t0, t1, 0, local_at, [tolerance, reach], &mut budget, &mut out);
         }
     }
     out.extend(times.last().copied());
@@ -1501,8 +1514,12 @@ fn split_interval(
     depth: u32,
     local_at: &dyn Fn(f32) -> Trs,
     [tolerance, reach]: [f32; 2],
+    budget: &mut usize,
     out: &mut Vec<f32>,
 ) {
+    if *budget == 0 {
+        return;
+    }
     let (a, b) = (local_at(t0), local_at(t1));
     let rb = if a.rotation.dot(b.rotation) < 0.0 { -b.rotation } else { b.rotation };
     let worst = [0.25f32, 0.5, 0.75]
@@ -1515,11 +1532,12 @@ fn split_interval(
             t + (s + r) * reach
         })
         .fold(0f32, f32::max);
-    if depth < 8 && worst > tolerance {
+    if depth < 8 && worst > tolerance && *budget > 0 {
+        *budget -= 1;
         let mid = 0.5 * (t0 + t1);
-        split_interval(t0, mid, depth + 1, local_at, [tolerance, reach], out);
+        split_interval(t0, mid, depth + 1, local_at, [tolerance, reach], budget, out);
         out.push(mid);
-        split_interval(mid, t1, depth + 1, local_at, [tolerance, reach], out);
+        split_interval(mid, t1, depth + 1, local_at, [tolerance, reach], budget, out);
     }
 }
 
@@ -1531,9 +1549,7 @@ fn clip_times(clip: &Clip, key_times: impl IntoIterator<Item = f32>, grid: bool)
     times.push(start);
     times.push(end);
     if grid {
-        let step = clip_rate(clip) / GRID_PER_SECOND;
-        let steps = ((end - start) / step).floor() as usize;
-        times.extend((1..steps.min(100_000)).map(|k| start + k as f32 * step));
+        times.extend(grid_between(clip, start, end));
     }
     times.sort_by(f32::total_cmp);
     let mut out: Vec<f32> = Vec::with_capacity(times.len());
@@ -1543,6 +1559,18 @@ fn clip_times(clip: &Clip, key_times: impl IntoIterator<Item = f32>, grid: bool)
         }
     }
     out
+}
+
+/// Grid times between `low` and `high` (clip units) at [`GRID_PER_SECOND`], clamped to the clip;
+/// at most [`MAX_GRID`] of them (a longer span gets a coarser grid).
+fn grid_between(clip: &Clip, low: f32, high: f32) -> Vec<f32> {
+    let (low, high) = (low.max(clip.start), high.min(clip.end));
+    if !(low.is_finite() && high.is_finite() && high > low) {
+        return Vec::new();
+    }
+    let step = (clip_rate(clip) / GRID_PER_SECOND).max((high - low) / MAX_GRID as f32);
+    let steps = ((high - low) / step).floor() as usize;
+    (1..steps.min(MAX_GRID)).map(|k| low + k as f32 * step).collect()
 }
 
 /// Key times of a track as they fall in the clip: as they are, or repeated every period for
