@@ -1,6 +1,9 @@
 //! The mdview side of the peer benchmark (`benches/peers/peers.py`): decodes each file named
 //! on the command line from memory, RUNS times, with the timer around the call only, exactly
 //! as `benches/peers/assimp_import.cpp` times assimp. Prints "<path>\t<median µs>\t<min µs>".
+//! The bytes are read once into a shared buffer (`Arc<[u8]>`), as a viewer holds a file, and
+//! decoded with `formats::decode_shared`, which keeps Quake II frames as a view of that buffer
+//! rather than a copy; assimp likewise reads from the caller's buffer.
 //!
 //! Run: `cargo run --release --example peer_decode -- 200 FILE...`
 
@@ -11,8 +14,8 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let runs: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(200).max(1);
     for path in args {
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
+        let bytes: std::sync::Arc<[u8]> = match std::fs::read(&path) {
+            Ok(bytes) => bytes.into(),
             Err(e) => {
                 eprintln!("{path}: {e}");
                 continue;
@@ -22,7 +25,7 @@ fn main() {
         let mut ok = true;
         for _ in 0..runs {
             let started = Instant::now();
-            let scene = mdview::formats::decode_bytes(black_box(&bytes));
+            let scene = mdview::formats::decode_shared(black_box(bytes.clone()));
             let took = started.elapsed();
             ok &= scene.is_ok();
             // Dropped outside the timed region, as the C++ side destroys its Importer outside it.

@@ -3,7 +3,8 @@
 
 1. In-process import from memory: benches/peers/assimp_import.cpp (assimp 5.2.5 through
    Assimp::Importer::ReadFileFromMemory, no post-processing) and examples/peer_decode.rs
-   (mdview::formats::decode_bytes) time the same files the same way: file read once, the
+   (mdview::formats::decode_shared, from a shared buffer it keeps a view of) time the same
+   files the same way: file read once, the
    call repeated RUNS times, timer around the call only, median reported. assimp builds frame 0
    only; mdview decodes every frame.
 2. Whole processes: `mdview info FILE` vs `assimp info FILE`, and `mdview export FILE -o x.obj`

@@ -319,6 +319,9 @@ impl Assets {
                 }
             }
         }
+        if search.is_empty() {
+            return None;
+        }
         let candidates = image_candidates(written);
         for dir in search {
             let folder = self.folder(dir);

@@ -86,6 +86,17 @@ pub fn decode_bytes(data: &[u8]) -> DecodeResult<Scene> {
     validated(scene)
 }
 
+/// As [`decode_bytes`], for bytes the caller already shares: formats that keep a view of the
+/// file (Quake II frames) keep this buffer instead of copying it.
+pub fn decode_shared(data: std::sync::Arc<[u8]>) -> DecodeResult<Scene> {
+    let mut scene = match detect(&data)? {
+        FormatKind::Quake2Md2 => quake2::decode_shared(data)?,
+        _ => return decode_bytes(&data),
+    };
+    assets::attach_images(&mut scene, &mut assets::Assets::new(), &[]);
+    validated(scene)
+}
+
 /// Runs [`Scene::validate`] on a decoded scene: a violation becomes the format's typed error.
 fn validated(mut scene: Scene) -> DecodeResult<Scene> {
     match scene.validate() {

@@ -345,23 +345,21 @@ const SCENE_LANES: [u8; 3] = [0, 2, 1];
 static SCENE_NORMALS: std::sync::LazyLock<Arc<[Vec3]>> =
     std::sync::LazyLock::new(|| normals::NORMALS.iter().map(|&n| to_scene(Vec3::from_array(n))).collect());
 
-/// The highest normal index among packed vertices. Each vertex is read whole as a
-/// little-endian u32 whose top byte is the normal index, so the largest word has the largest
-/// index: a running max over eight words at a time compiles to wide loads and vector max
-/// instructions. (Masking the other bytes first, or reading the normal byte alone, lets the
-/// compiler fall back to one scalar byte load per vertex, twice as slow as the copy.)
+/// The highest normal index among packed vertices (byte 3 of each 4-byte record). A running
+/// byte-wise max over 64 bytes at a time keeps one lane per byte position, which compiles to
+/// wide loads and `pmaxub` even on baseline x86-64 (an unsigned 32-bit max has no SSE2
+/// instruction and costs six); the lanes at positions 3, 7, 11, ... hold the normals' maximum.
 fn highest_normal_index(records: &[u8]) -> u8 {
-    let (wide, rest) = records.as_chunks::<32>();
-    let mut lanes = [0u32; 8];
+    let (wide, rest) = records.as_chunks::<64>();
+    let mut lanes = [0u8; 64];
     for chunk in wide {
-        let words: [[u8; 4]; 8] = bytemuck::cast(*chunk);
-        for (lane, word) in lanes.iter_mut().zip(words) {
-            *lane = (*lane).max(u32::from_le_bytes(word));
+        for (lane, &byte) in lanes.iter_mut().zip(chunk) {
+            *lane = (*lane).max(byte);
         }
     }
     let (tail, _) = rest.as_chunks::<4>();
-    let highest = tail.iter().fold(lanes.iter().copied().max().unwrap_or(0), |m, &w| m.max(u32::from_le_bytes(w)));
-    (highest >> 24) as u8
+    let from_lanes = lanes.iter().skip(3).step_by(4).copied().max().unwrap_or(0);
+    tail.iter().fold(from_lanes, |highest, &[_, _, _, normal]| highest.max(normal))
 }
 
 fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> DecodeResult<SceneFrames> {
@@ -416,7 +414,8 @@ fn build_scene(layout: &Layout, frames: SceneFrames, bytes: Arc<[u8]>) -> Scene 
     let h = &layout.header;
     let mut scene = Scene::new(FormatKind::Quake2Md2, SceneKind::Mesh);
     scene.version = VERSION as u32;
-    let size = Vec2::new(h.skin_width.max(1) as f32, h.skin_height.max(1) as f32);
+    // A reciprocal, multiplied per render vertex: a division per vertex was a tenth of decode.
+    let texel = Vec2::ONE / Vec2::new(h.skin_width.max(1) as f32, h.skin_height.max(1) as f32);
 
     // Render vertices are unique (vertex, st) pairs. Flat arrays, no hashing and no allocation
     // per vertex: `first_pair[v]` starts a chain through `next_pair` of v's render vertices, and
@@ -443,7 +442,7 @@ fn build_scene(layout: &Layout, frames: SceneFrames, bytes: Arc<[u8]>) -> Scene 
                 pair_st.push(t);
                 *head = at;
                 let [s, tt] = layout.st.get(usize::from(t)).copied().unwrap_or([0, 0]);
-                uvs.push(Vec2::new(f32::from(s), f32::from(tt)) / size);
+                uvs.push(Vec2::new(f32::from(s), f32::from(tt)) * texel);
             }
             *slot = at;
         }
@@ -636,5 +635,30 @@ fn attach_weapon(scene: &mut Scene, mut weapon: Scene) {
             "weapon.md2 has {} frames, fewer than the model; it holds still in the clips it lacks",
             transforms.len()
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The wide max sees the normal byte of every record, wherever it falls (in a 64-byte
+    /// chunk or the tail), and never a position byte.
+    #[test]
+    fn highest_normal_index_reads_only_normal_bytes() {
+        for vertices in [0usize, 1, 15, 16, 17, 33, 100] {
+            let mut records = vec![0u8; vertices * 4];
+            for (v, record) in records.chunks_exact_mut(4).enumerate() {
+                // Position bytes are large; normals small, one of them the largest.
+                record.copy_from_slice(&[255, 254, 253, (v % 7) as u8]);
+            }
+            let expected = records.chunks_exact(4).map(|r| r[3]).max().unwrap_or(0);
+            assert_eq!(highest_normal_index(&records), expected, "{vertices} vertices");
+            for v in 0..vertices {
+                let mut marked = records.clone();
+                marked[v * 4 + 3] = 200;
+                assert_eq!(highest_normal_index(&marked), 200, "{vertices} vertices, marked {v}");
+            }
+        }
     }
 }
