@@ -253,27 +253,31 @@ fn read_layout(r: &Reader) -> DecodeResult<Layout> {
 
     let tri_table = r.table(offset(h.ofs_tris), count(h.num_tris), 12, "triangles")?;
     let tri_bytes = r.bytes(tri_table.offset, tri_table.end() - tri_table.offset, "triangles")?;
-    let mut triangles = Vec::with_capacity(tri_table.count as usize);
-    for (i, c) in tri_bytes.chunks_exact(12).enumerate() {
-        let word = |k: usize| le_u16(c, 2 * k).unwrap_or(u16::MAX) as i16;
-        let xyz = [word(0), word(1), word(2)];
-        let sts = [word(3), word(4), word(5)];
+    // Indices are signed shorts: one below both the count and 32768 is valid. Checked with one
+    // comparison per index on whole 12-byte records; the error path finds which one failed.
+    let xyz_limit = num_xyz.min(0x8000) as u32;
+    let st_limit = num_st.min(0x8000) as u32;
+    let (records, _) = tri_bytes.as_chunks::<12>();
+    let mut triangles = Vec::with_capacity(records.len());
+    for (i, &[x0, x1, y0, y1, z0, z1, s0, s1, t0, t1, u0, u1]) in records.iter().enumerate() {
+        let xyz = [[x0, x1], [y0, y1], [z0, z1]].map(u16::from_le_bytes);
+        let sts = [[s0, s1], [t0, t1], [u0, u1]].map(u16::from_le_bytes);
         let at = tri_table.record(i as u64);
-        if let Some(bad) = xyz.iter().find(|&&v| v < 0 || i64::from(v) >= num_xyz as i64) {
+        if let Some(&bad) = xyz.iter().find(|&&v| u32::from(v) >= xyz_limit) {
             return Err(r.invalid(
                 "triangle vertex index",
                 at,
-                format!("triangle {i} names vertex {bad} of {num_xyz}"),
+                format!("triangle {i} names vertex {} of {num_xyz}", bad as i16),
             ));
         }
-        if let Some(bad) = sts.iter().find(|&&v| v < 0 || i64::from(v) >= num_st as i64) {
+        if let Some(&bad) = sts.iter().find(|&&v| u32::from(v) >= st_limit) {
             return Err(r.invalid(
                 "triangle texture coordinate index",
                 at + 6,
-                format!("triangle {i} names texture coordinate {bad} of {num_st}"),
+                format!("triangle {i} names texture coordinate {} of {num_st}", bad as i16),
             ));
         }
-        triangles.push((xyz.map(|v| v as u16), sts.map(|v| v as u16)));
+        triangles.push((xyz, sts));
     }
 
     let frame_table = r.table(offset(h.ofs_frames), count(h.num_frames), count(h.frame_size), "frames")?;
@@ -358,7 +362,7 @@ fn highest_normal_index(records: &[u8]) -> u8 {
         }
     }
     let (tail, _) = rest.as_chunks::<4>();
-    let from_lanes = lanes.iter().skip(3).step_by(4).copied().max().unwrap_or(0);
+    let from_lanes = lanes.as_chunks::<4>().0.iter().fold(0, |highest, &[_, _, _, normal]| highest.max(normal));
     tail.iter().fold(from_lanes, |highest, &[_, _, _, normal]| highest.max(normal))
 }
 
@@ -375,8 +379,24 @@ fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> Dec
         frame_stride: usize::try_from(table.stride).unwrap_or(usize::MAX),
         vertex_count,
     };
-    for f in 0..table.count {
-        let (name, scale, translate, verts) = frame_parts(r, table, f, vertex_count as u64)?;
+    // The whole frame block as one checked slice, cut into frames (frame_size >= 40 + 4 × verts
+    // was checked with the header); a frame that does not fit goes through `frame_parts` for
+    // its error.
+    let block = r.bytes(table.offset, table.end().saturating_sub(table.offset), "frames")?;
+    let frames = block.chunks_exact(out.frame_stride.max(1)).take(count_frames);
+    for (f, frame) in (0..table.count).zip(frames) {
+        let parsed = frame.split_first_chunk::<{ FRAME_HEADER_SIZE as usize }>().and_then(|(header, rest)| {
+            let (numbers, name_field) = header.split_at(24);
+            let &[sx, sy, sz, tx, ty, tz] = numbers.as_chunks::<4>().0 else { return None };
+            let [sx, sy, sz, tx, ty, tz] = [sx, sy, sz, tx, ty, tz].map(f32::from_le_bytes);
+            let (scale, translate) = (Vec3::new(sx, sy, sz), Vec3::new(tx, ty, tz));
+            let name = String::from_utf8_lossy(name_field.split(|&b| b == 0).next().unwrap_or(&[]));
+            Some((name, scale, translate, rest.get(..vertex_count.checked_mul(4)?)?))
+        });
+        let (name, scale, translate, verts) = match parsed {
+            Some(parts) if parts.1.is_finite() && parts.2.is_finite() => parts,
+            _ => frame_parts(r, table, f, vertex_count as u64)?,
+        };
         if usize::from(highest_normal_index(verts)) >= normals::NORMALS.len() {
             warnings.push(format!("frame {f} ({name}): a normal index is past the 162-entry table; using up"));
         }
