@@ -12,12 +12,11 @@ use crate::formats::{self, m2, mdr, quake2, tpw, wad, wct};
 use crate::scene::Scene;
 use crate::scene::anim::Pose;
 
-/// The most a decode of `input_len` bytes may allocate in total: a fixed multiple of the input
-/// plus a constant. The fuzz targets measure every decode against it with a counting allocator.
+/// The most a decode of `input_len` bytes may allocate in total: the decoders' own budget
+/// ([`crate::formats::reader::allocation_budget`]), which the fuzz targets measure every decode
+/// against with a counting allocator.
 pub fn allocation_limit(input_len: usize) -> usize {
-    const PER_INPUT_BYTE: usize = 512;
-    const CONSTANT: usize = 64 << 20;
-    input_len.saturating_mul(PER_INPUT_BYTE).saturating_add(CONSTANT)
+    crate::formats::reader::allocation_budget(input_len)
 }
 
 /// A global allocator that counts live heap bytes and their peak, so that a fuzz target or the

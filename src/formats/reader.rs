@@ -99,6 +99,21 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
+    /// Checks a size the file implies but does not hold (decoded pixels, expanded streams)
+    /// against [`allocation_budget`] for this input, before anything of that size is allocated:
+    /// the one limit every decode stays under, as image-rs's `Limits` bounds its decoders.
+    pub fn check_budget(&self, bytes: u64, field: &str, offset: u64) -> DecodeResult<()> {
+        let budget = allocation_budget(usize::try_from(self.len()).unwrap_or(usize::MAX)) as u64;
+        if bytes > budget {
+            return Err(self.invalid(
+                field,
+                offset,
+                format!("needs {bytes} bytes decoded, more than the {budget} a {}-byte file may use", self.len()),
+            ));
+        }
+        Ok(())
+    }
+
     /// Checks that `count` records of `stride` bytes fit at `offset` and returns the byte span.
     /// Call this before allocating anything sized by `count`.
     pub fn table(&self, offset: u64, count: u64, stride: u64, field: &str) -> DecodeResult<Table> {
@@ -131,6 +146,16 @@ impl<'a> Reader<'a> {
 
 /// A little-endian u16 at `at` within an already-checked slice (`None` past its end). For hot
 /// loops over a table fetched once with [`Reader::bytes`].
+/// The most a decode of `input_len` bytes may allocate: 512 bytes per input byte plus 64 MiB.
+/// Counts are checked against the bytes that hold them ([`Reader::table`]); sizes a file only
+/// implies (an image's pixels) against this ([`Reader::check_budget`]); the fuzz targets
+/// measure every decode's peak heap against it with a counting allocator.
+pub fn allocation_budget(input_len: usize) -> usize {
+    const PER_INPUT_BYTE: usize = 512;
+    const CONSTANT: usize = 64 << 20;
+    input_len.saturating_mul(PER_INPUT_BYTE).saturating_add(CONSTANT)
+}
+
 pub fn le_u16(bytes: &[u8], at: usize) -> Option<u16> {
     let b = bytes.get(at..at.checked_add(2)?)?;
     Some(u16::from_le_bytes([*b.first()?, *b.get(1)?]))

@@ -98,6 +98,8 @@ pub fn header(data: &[u8]) -> DecodeResult<Header> {
 pub fn decode(data: &[u8]) -> DecodeResult<Image> {
     let h = header(data)?;
     let r = Reader::new(data, FORMAT);
+    // RGBA of the first level, with the smaller levels at most a third more.
+    r.check_budget(u64::from(h.width) * u64::from(h.height) * 4 * 4 / 3, "width", 12)?;
     let (w, ht) = (u64::from(h.width), u64::from(h.height));
     let pixels = w * ht;
     let blocks = w.div_ceil(4) * ht.div_ceil(4);
@@ -298,5 +300,18 @@ mod tests {
         assert_eq!(img.rgba, vec![3, 2, 1, 4]);
         assert!(decode(&blp(3, 8, 0, 100_000, 1, &[], &[])).is_err());
         assert!(decode(&blp(3, 8, 0, 2, 2, &[], &[1, 2, 3, 4])).is_err(), "mip shorter than the image");
+    }
+
+    #[test]
+    fn a_size_past_the_allocation_budget_is_refused_before_decoding() {
+        // A 64-byte BLP2 header claiming 8192x8192 raw texels: 358 MB of RGBA from a tiny file.
+        let mut data = vec![0u8; HEADER_SIZE as usize];
+        data[0..4].copy_from_slice(b"BLP2");
+        data[4] = 1; // direct content
+        data[8] = 3; // raw
+        data[12..16].copy_from_slice(&8192u32.to_le_bytes());
+        data[16..20].copy_from_slice(&8192u32.to_le_bytes());
+        let error = decode(&data).expect_err("refused").to_string();
+        assert!(error.contains("more than the") && error.contains("width"), "{error}");
     }
 }

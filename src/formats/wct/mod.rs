@@ -138,6 +138,8 @@ pub fn decode(data: &[u8]) -> DecodeResult<WctImage> {
     }
     let (width, height) = (header.width as u32, header.height as u32);
     let size = padded_size(width, height) as usize;
+    // Three float planes of the padded square, an alpha plane and the RGBA result.
+    r.check_budget((size as u64).pow(2) * (4 * 4 + 4), "width", 4)?;
     let colour_size = u64::try_from(header.colour_size)
         .ok()
         .filter(|&s| s > 0)
