@@ -35,7 +35,10 @@ fn models() -> Vec<(String, Scene)> {
         let bytes = mdview::formats::mdr::writer::arm(compressed).to_bytes();
         out.push((format!("fixture_arm_{compressed}.mdr"), formats::decode_bytes(&bytes).expect("arm decodes")));
     }
-    out.push(("fixture_quake2.md2".into(), formats::decode_bytes(&quake2_fixture().to_bytes()).expect("md2 decodes")));
+    out.push((
+        "fixture_quake2.md2".into(),
+        formats::decode_bytes(&common::quake2_fixture().to_bytes()).expect("md2 decodes"),
+    ));
     // Every TPW channel kind at once (eased rotation, axis scale, position, path progress,
     // visibility, track-box morph, UV keys, raw frames), from the animation file beside it.
     let rig_dir = out_dir("gltf-rig");
@@ -59,29 +62,6 @@ fn models() -> Vec<(String, Scene)> {
         eprintln!("SKIP: corpus folder {} is absent; corpus models not exported", root.display());
     }
     out
-}
-
-/// Two frames in one clip and a one-frame clip, two triangles sharing a vertex.
-fn quake2_fixture() -> mdview::formats::quake2::writer::Md2Spec {
-    use mdview::formats::quake2::writer::{FrameSpec, Md2Spec};
-    let frame = |name: &str, scale: f32, verts: Vec<[u8; 4]>| FrameSpec {
-        name: name.into(),
-        scale: [scale, scale, scale],
-        translate: [-32.0, -32.0, -16.0],
-        vertices: verts,
-    };
-    Md2Spec {
-        skin_width: 64,
-        skin_height: 32,
-        skins: vec!["models/test/skin.pcx".into()],
-        st: vec![[0, 0], [64, 0], [64, 32], [32, 16]],
-        triangles: vec![([0, 1, 2], [0, 1, 2]), ([0, 2, 3], [3, 2, 0])],
-        frames: vec![
-            frame("stand01", 0.5, vec![[0x40, 0xC0, 0x20, 5], [0, 0, 0, 0], [255, 255, 255, 84], [128, 64, 32, 32]]),
-            frame("stand02", 0.25, vec![[0x40, 0xC0, 0x20, 5], [1, 2, 3, 0], [4, 5, 6, 84], [7, 8, 9, 32]]),
-            frame("run1", 1.0, vec![[10, 20, 30, 5], [0, 0, 0, 0], [0, 0, 0, 84], [0, 0, 0, 32]]),
-        ],
-    }
 }
 
 fn out_dir(name: &str) -> PathBuf {
@@ -583,7 +563,7 @@ fn a_sheared_node_becomes_a_three_node_chain_and_trs_nodes_stay_single() {
 
 #[test]
 fn quake2_frames_are_one_hot_morph_weights_and_sparse_when_smaller() {
-    let scene = formats::decode_bytes(&quake2_fixture().to_bytes()).unwrap();
+    let scene = formats::decode_bytes(&common::quake2_fixture().to_bytes()).unwrap();
     let doc = export::build(&scene).unwrap();
     // Three frames, three targets (deltas from the rest positions).
     let mesh = &doc.json["meshes"][0];
@@ -673,7 +653,7 @@ fn the_cli_writes_glb_gltf_and_converts_a_folder_keeping_its_structure() {
     let input = dir.join("in");
     let _ = std::fs::remove_dir_all(&input);
     std::fs::create_dir_all(input.join("nested")).unwrap();
-    std::fs::write(input.join("nested/quake.md2"), quake2_fixture().to_bytes()).unwrap();
+    std::fs::write(input.join("nested/quake.md2"), common::quake2_fixture().to_bytes()).unwrap();
     std::fs::write(input.join("island.md2"), common::island().to_bytes()).unwrap();
     std::fs::write(input.join("broken.md2"), b"IDP2 not really").unwrap();
 

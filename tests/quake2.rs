@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::*;
-use mdview::formats::quake2::{self, writer::*};
+use mdview::formats::quake2;
 use mdview::formats::{self, quake_axes};
 use mdview::scene::anim::Pose;
 
@@ -35,43 +35,20 @@ fn corpus_models() -> Vec<PathBuf> {
     out
 }
 
-/// The spec's worked example in frame 0, a second frame, two triangles sharing a vertex with
-/// different texture coordinates.
-fn fixture() -> Md2Spec {
-    let frame = |name: &str, scale: f32, verts: Vec<[u8; 4]>| FrameSpec {
-        name: name.into(),
-        scale: [scale, scale, scale],
-        translate: [-32.0, -32.0, -16.0],
-        vertices: verts,
-    };
-    Md2Spec {
-        skin_width: 64,
-        skin_height: 32,
-        skins: vec!["models/test/skin.pcx".into()],
-        st: vec![[0, 0], [64, 0], [64, 32], [32, 16]],
-        triangles: vec![([0, 1, 2], [0, 1, 2]), ([0, 2, 3], [3, 2, 0])],
-        frames: vec![
-            frame("stand01", 0.5, vec![[0x40, 0xC0, 0x20, 5], [0, 0, 0, 0], [255, 255, 255, 84], [128, 64, 32, 32]]),
-            frame("stand02", 0.25, vec![[0x40, 0xC0, 0x20, 5], [1, 2, 3, 0], [4, 5, 6, 84], [7, 8, 9, 32]]),
-            frame("run1", 1.0, vec![[10, 20, 30, 5], [0, 0, 0, 0], [0, 0, 0, 84], [0, 0, 0, 32]]),
-        ],
-    }
-}
-
 #[test]
 fn the_spec_worked_example_decodes_exactly() {
-    let file = quake2::read(&fixture().to_bytes()).unwrap();
+    let file = quake2::read(&quake2_fixture().to_bytes()).unwrap();
     // 64 × 0.5 − 32 = 0, 192 × 0.5 − 32 = 64, 32 × 0.5 − 16 = 0 (Quake axes).
     assert_eq!(file.frames[0].positions[0].to_array(), [0.0, 64.0, 0.0]);
     assert_eq!(file.frames[0].normal_indices[0], 5);
     // Every frame follows v × scale + translate exactly.
-    for (f, spec) in fixture().frames.iter().enumerate() {
+    for (f, spec) in quake2_fixture().frames.iter().enumerate() {
         for (v, packed) in spec.vertices.iter().enumerate() {
             let expected: [f32; 3] = std::array::from_fn(|k| f32::from(packed[k]) * spec.scale[k] + spec.translate[k]);
             assert_eq!(file.frames[f].positions[v].to_array(), expected, "frame {f} vertex {v}");
         }
     }
-    let scene = quake2::decode(&fixture().to_bytes()).unwrap();
+    let scene = quake2::decode(&quake2_fixture().to_bytes()).unwrap();
     // In scene axes (x, z, -y): (0, 0, -64); normal 5 = Quake up = scene +Y.
     assert_eq!(scene.meshes[0].source_positions[0].to_array(), [0.0, 0.0, -64.0]);
     let first_render_vertex = scene.meshes[0].vertex_source.iter().position(|&s| s == 0).unwrap();
@@ -80,7 +57,7 @@ fn the_spec_worked_example_decodes_exactly() {
 
 #[test]
 fn render_vertices_are_unique_vertex_st_pairs() {
-    let scene = quake2::decode(&fixture().to_bytes()).unwrap();
+    let scene = quake2::decode(&quake2_fixture().to_bytes()).unwrap();
     let mesh = &scene.meshes[0];
     // Pairs: (0,0) (1,1) (2,2) (0,3) (3,0) → five render vertices, vertex 0 twice.
     assert_eq!(mesh.vertex_source.len(), 5);
@@ -96,7 +73,7 @@ fn render_vertices_are_unique_vertex_st_pairs() {
 
 #[test]
 fn frames_group_into_clips_and_play_at_ten_fps() {
-    let scene = quake2::decode(&fixture().to_bytes()).unwrap();
+    let scene = quake2::decode(&quake2_fixture().to_bytes()).unwrap();
     let clips: Vec<(&str, f32, f32, f32)> =
         scene.clips.iter().map(|c| (c.name.as_str(), c.start, c.end, c.rate)).collect();
     assert_eq!(clips, [("stand", 0.0, 1.0, 10.0), ("run", 2.0, 2.0, 10.0)]);
@@ -110,7 +87,7 @@ fn frames_group_into_clips_and_play_at_ten_fps() {
 
 #[test]
 fn engine_limits_are_typed_errors() {
-    let bytes = fixture().to_bytes();
+    let bytes = quake2_fixture().to_bytes();
     let set = |at: usize, value: i32| {
         let mut b = bytes.clone();
         b[at..at + 4].copy_from_slice(&value.to_le_bytes());

@@ -303,3 +303,27 @@ pub fn quake2_player_folder(root: &Path) -> PathBuf {
     write(&dir, "weapon.md2", &quake2_quad(120, &["players/x/weapon.pcx"]).to_bytes());
     write(&dir, "tris.md2", &quake2_quad(0, &[]).to_bytes())
 }
+
+/// A Quake II fixture: the spec's worked example in frame 0, a second frame of the same clip
+/// and a one-frame clip, two triangles sharing a vertex with different texture coordinates.
+pub fn quake2_fixture() -> mdview::formats::quake2::writer::Md2Spec {
+    use mdview::formats::quake2::writer::{FrameSpec, Md2Spec};
+    let frame = |name: &str, scale: f32, verts: Vec<[u8; 4]>| FrameSpec {
+        name: name.into(),
+        scale: [scale, scale, scale],
+        translate: [-32.0, -32.0, -16.0],
+        vertices: verts,
+    };
+    Md2Spec {
+        skin_width: 64,
+        skin_height: 32,
+        skins: vec!["models/test/skin.pcx".into()],
+        st: vec![[0, 0], [64, 0], [64, 32], [32, 16]],
+        triangles: vec![([0, 1, 2], [0, 1, 2]), ([0, 2, 3], [3, 2, 0])],
+        frames: vec![
+            frame("stand01", 0.5, vec![[0x40, 0xC0, 0x20, 5], [0, 0, 0, 0], [255, 255, 255, 84], [128, 64, 32, 32]]),
+            frame("stand02", 0.25, vec![[0x40, 0xC0, 0x20, 5], [1, 2, 3, 0], [4, 5, 6, 84], [7, 8, 9, 32]]),
+            frame("run1", 1.0, vec![[10, 20, 30, 5], [0, 0, 0, 0], [0, 0, 0, 84], [0, 0, 0, 32]]),
+        ],
+    }
+}
