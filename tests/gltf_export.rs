@@ -730,3 +730,32 @@ fn the_cli_writes_glb_gltf_and_converts_a_folder_keeping_its_structure() {
         assert!(json["images"].as_array().is_some_and(|i| !i.is_empty()), "{}: textures embedded", output.display());
     }
 }
+
+#[test]
+fn texture_samplers_wrap_as_the_materials_do() {
+    use mdview::scene::TextureWrap;
+    let mut clamped = 0;
+    let mut checked = 0;
+    for (label, scene) in models() {
+        let doc = export::build(&scene).expect("export builds");
+        let json = &doc.json;
+        for (m, material) in scene.materials.iter().enumerate() {
+            let Some(texture) = json["materials"][m]["pbrMetallicRoughness"]["baseColorTexture"]["index"].as_u64()
+            else {
+                continue;
+            };
+            let sampler = &json["samplers"][json["textures"][texture as usize]["sampler"].as_u64().unwrap() as usize];
+            // glTF's default is REPEAT (10497); CLAMP_TO_EDGE is 33071.
+            let mode = |key: &str| sampler[key].as_u64().unwrap_or(10497);
+            let expected = |w: TextureWrap| if w == TextureWrap::Clamp { 33071 } else { 10497 };
+            assert_eq!(mode("wrapS"), expected(material.wrap[0]), "{label}: material {m} wrapS");
+            assert_eq!(mode("wrapT"), expected(material.wrap[1]), "{label}: material {m} wrapT");
+            checked += 1;
+            clamped += usize::from(material.wrap.contains(&TextureWrap::Clamp));
+        }
+    }
+    assert!(checked > 0, "no textured material exported");
+    if corpus().join("m2").is_dir() {
+        assert!(clamped > 0, "the M2 corpus has clamped texture axes");
+    }
+}

@@ -332,7 +332,7 @@ pub struct Material {
 }
 
 /// How a texture axis treats coordinates outside 0..1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
 pub enum TextureWrap {
     /// Tile the texture (what TPW, Quake II and MDR textures always do).
     #[default]

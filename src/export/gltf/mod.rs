@@ -21,7 +21,7 @@ use json::validation::{Checked::Valid, USize64};
 use serde_json::{Value, json};
 
 use crate::scene::anim::{Pose, animated_node_local, sample_curve, sample_vec2};
-use crate::scene::{AlphaMode, BlendMode, Channel, Clip, Key, Scene, SeeThroughKind, TrackTime};
+use crate::scene::{AlphaMode, BlendMode, Channel, Clip, Key, Scene, SeeThroughKind, TextureWrap, TrackTime};
 use decompose::{NodeTransform, Trs};
 
 /// Morph-target deltas (targets × vertices) one mesh may hold; a damaged file could ask for
@@ -361,7 +361,10 @@ impl<'a> Builder<'a> {
                     || self.uv_scrolls.iter().any(|s| mesh_uses_material(self.scene, s.mesh, m))
             })
             .collect();
-        let mut sampler = None;
+        // One sampler per wrap mode pair, one texture per (image, wrap): the same pixels may
+        // tile in one material and clamp in another (M2 texture flags).
+        let mut samplers: HashMap<[TextureWrap; 2], u32> = HashMap::new();
+        let mut wrapped: HashMap<(u32, [TextureWrap; 2]), u32> = HashMap::new();
         for (material_index, material) in self.scene.materials.iter().enumerate() {
             // Texture access goes through the scene's images: the same pixels the renderer draws.
             let mut texture = None;
@@ -370,13 +373,42 @@ impl<'a> Builder<'a> {
                 let embedded = match textures.get(&image_index) {
                     Some(known) => *known,
                     None => {
-                        let made = self.embed_image(image_index, &mut sampler);
+                        let made = self.embed_image(image_index);
                         textures.insert(image_index, made);
                         made
                     }
                 };
-                if let Some((t, kind)) = embedded {
-                    texture = Some(t);
+                if let Some((image, kind)) = embedded {
+                    let wrap = material.wrap;
+                    let sampler = *samplers.entry(wrap).or_insert_with(|| {
+                        let mode = |w: TextureWrap| {
+                            Valid(match w {
+                                TextureWrap::Repeat => json::texture::WrappingMode::Repeat,
+                                TextureWrap::Clamp => json::texture::WrappingMode::ClampToEdge,
+                            })
+                        };
+                        self.root
+                            .push(json::texture::Sampler {
+                                mag_filter: Some(Valid(json::texture::MagFilter::Linear)),
+                                min_filter: Some(Valid(json::texture::MinFilter::LinearMipmapLinear)),
+                                wrap_s: mode(wrap[0]),
+                                wrap_t: mode(wrap[1]),
+                                ..Default::default()
+                            })
+                            .value() as u32
+                    });
+                    let made = *wrapped.entry((image, wrap)).or_insert_with(|| {
+                        self.root
+                            .push(json::Texture {
+                                name: None,
+                                sampler: Some(index(sampler)),
+                                source: index(image),
+                                extensions: None,
+                                extras: None,
+                            })
+                            .value() as u32
+                    });
+                    texture = Some(made);
                     see_through = Some(kind);
                 }
             } else if let Some(name) = &material.texture {
@@ -453,7 +485,8 @@ impl<'a> Builder<'a> {
 
     /// Embeds scene image `image_index` as PNG: its texture index and alpha class, or `None`
     /// (with a note) when it did not resolve or decode.
-    fn embed_image(&mut self, image_index: usize, sampler: &mut Option<u32>) -> Option<(u32, SeeThroughKind)> {
+    /// The scene image as an embedded PNG: its glTF image index and how its alpha draws.
+    fn embed_image(&mut self, image_index: usize) -> Option<(u32, SeeThroughKind)> {
         let scene_image = self.scene.images.get(image_index)?;
         let image = match scene_image.load() {
             Ok(image) => image,
@@ -488,26 +521,7 @@ impl<'a> Builder<'a> {
                 extras: None,
             })
             .value() as u32;
-        let sampler_index = *sampler.get_or_insert_with(|| {
-            self.root
-                .push(json::texture::Sampler {
-                    mag_filter: Some(Valid(json::texture::MagFilter::Linear)),
-                    min_filter: Some(Valid(json::texture::MinFilter::LinearMipmapLinear)),
-                    ..Default::default()
-                })
-                .value() as u32
-        });
-        let texture = self
-            .root
-            .push(json::Texture {
-                name: None,
-                sampler: Some(index(sampler_index)),
-                source: index(image_index),
-                extensions: None,
-                extras: None,
-            })
-            .value() as u32;
-        Some((texture, kind))
+        Some((image_index, kind))
     }
 
     /// Finds the TPW UV animations that are a scroll: every render vertex of the mesh moves by
