@@ -41,7 +41,11 @@ fn models() -> Vec<(String, Scene)> {
     ));
     // Every TPW channel kind at once (eased rotation, axis scale, position, path progress,
     // visibility, track-box morph, UV keys, raw frames), from the animation file beside it.
-    let rig_dir = out_dir("gltf-rig");
+    // Each caller gets its own folder: tests run in parallel, and one must not read the rig
+    // while another rewrites it.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let rig_dir = out_dir(&format!("gltf-rig-{call}"));
     let (rig, anim) = common::every_channel();
     std::fs::write(rig_dir.join("rig.MD2"), rig.to_bytes()).expect("rig written");
     std::fs::write(rig_dir.join("rigM1.MD2"), anim.to_bytes()).expect("rig animation written");

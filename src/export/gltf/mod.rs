@@ -29,14 +29,18 @@ use decompose::{NodeTransform, Trs};
 const MAX_MORPH_DELTAS: usize = 8 << 20;
 /// Samples per second for curves that are not piecewise linear in the written form.
 const GRID_PER_SECOND: f32 = 30.0;
-/// Samples refinement may add to one document: this many, plus [`REFINE_PER_SAMPLE`] for every
-/// sample it is given. The corpus's Rabbit (7 sequences) adds 69,639 to the 3,263 it is given;
-/// the bound keeps a damaged file's curves from costing minutes and gigabytes.
-const REFINE_START: usize = 1 << 16;
-const REFINE_PER_SAMPLE: usize = 64;
+/// Animation samples one document may write: this many, plus [`SAMPLES_PER_KEY`] for every key
+/// the scene's clips hold. Key times, grids, loop repeats and refinement all draw on it. The
+/// corpus's Rabbit (7 sequences) writes 72,902 samples (69,639 of them from refinement); the
+/// bound keeps a damaged file's curves (a key repeated on a short global loop for every joint)
+/// from costing minutes and gigabytes. Past it, curves are thinned and refined no further.
+const SAMPLES_START: usize = 1 << 16;
+const SAMPLES_PER_KEY: usize = 16;
+/// What one written channel costs in samples' worth: its accessors, views and JSON objects.
+const CHANNEL_COST: usize = 32;
 
-/// What refinement may still add, and whether it ever ran out.
-struct RefineBudget {
+/// What sampling may still write, and whether it ever ran out.
+struct SampleBudget {
     left: usize,
     exhausted: bool,
 }
@@ -89,11 +93,9 @@ pub fn to_glb(doc: &Document) -> Result<Vec<u8>> {
     while !json_bytes.len().is_multiple_of(4) {
         json_bytes.push(b' ');
     }
-    let mut bin = doc.bin.clone();
-    while !bin.len().is_multiple_of(4) {
-        bin.push(0);
-    }
-    let total = 12 + 8 + json_bytes.len() + if bin.is_empty() { 0 } else { 8 + bin.len() };
+    // The binary chunk is copied once, into the output, and padded there.
+    let bin_padded = doc.bin.len().next_multiple_of(4);
+    let total = 12 + 8 + json_bytes.len() + if doc.bin.is_empty() { 0 } else { 8 + bin_padded };
     let length = u32::try_from(total).context("the glTF is over 4 GiB")?;
     let mut out = Vec::with_capacity(total);
     out.extend_from_slice(b"glTF");
@@ -102,10 +104,12 @@ pub fn to_glb(doc: &Document) -> Result<Vec<u8>> {
     out.extend_from_slice(&(json_bytes.len() as u32).to_le_bytes());
     out.extend_from_slice(b"JSON");
     out.extend_from_slice(&json_bytes);
-    if !bin.is_empty() {
-        out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+    if !doc.bin.is_empty() {
+        let bin_length = u32::try_from(bin_padded).context("the glTF buffer is over 4 GiB")?;
+        out.extend_from_slice(&bin_length.to_le_bytes());
         out.extend_from_slice(b"BIN\0");
-        out.extend_from_slice(&bin);
+        out.extend_from_slice(&doc.bin);
+        out.resize(total, 0);
     }
     Ok(out)
 }
@@ -178,7 +182,9 @@ struct Builder<'a> {
     /// The model's size, the distance at which rotation and scale errors are weighed.
     reach: f32,
     /// Samples that refinement may still add in this document.
-    refine_budget: RefineBudget,
+    samples: SampleBudget,
+    /// The last animation input written, for the next channel at the same times.
+    last_input: Option<(Vec<f32>, u32)>,
     /// Nodes made for meshes that sit at the root (skinned meshes, meshes without a node).
     loose_mesh_nodes: Vec<u32>,
 }
@@ -217,8 +223,36 @@ impl<'a> Builder<'a> {
             tolerance: 1e-5 * reach,
             reach,
             loose_mesh_nodes: Vec::new(),
-            refine_budget: RefineBudget { left: REFINE_START, exhausted: false },
+            last_input: None,
+            samples: SampleBudget {
+                left: SAMPLES_START.saturating_add(key_count(scene).saturating_mul(SAMPLES_PER_KEY)),
+                exhausted: false,
+            },
         }
+    }
+
+    /// Charges `times` to the document's [`SampleBudget`]; past it, keeps an even spread of what
+    /// is left (at least both ends), so the curve is thinned rather than dropped.
+    /// Each channel also costs [`CHANNEL_COST`] (its accessors and JSON); with not even that
+    /// left, the channel is left out (an empty list).
+    fn take_samples(&mut self, times: Vec<f32>) -> Vec<f32> {
+        let cost = times.len().saturating_add(CHANNEL_COST);
+        if cost <= self.samples.left {
+            self.samples.left -= cost;
+            return times;
+        }
+        self.samples.exhausted = true;
+        if self.samples.left < CHANNEL_COST + 2 || times.is_empty() {
+            self.samples.left = 0;
+            return Vec::new();
+        }
+        let keep = (self.samples.left - CHANNEL_COST).min(times.len());
+        self.samples.left = 0;
+        let last = times.len() - 1;
+        let mut thinned: Vec<f32> =
+            (0..keep).filter_map(|k| times.get(k * last / (keep - 1).max(1)).copied()).collect();
+        thinned.dedup();
+        thinned
     }
 
     /// Tolerance and reach for [`refine`].
@@ -255,7 +289,7 @@ impl<'a> Builder<'a> {
             // time, as `Pose::at`); the rest pose's own global loops have no clip to live in.
             self.note("global-sequence channels of the rest pose not exported (no clip holds them)".into());
         }
-        if self.refine_budget.exhausted {
+        if self.samples.exhausted {
             self.note("sampling budget spent: some curves are written at their keys and grid only".into());
         }
         Ok(())
@@ -1007,7 +1041,15 @@ impl Builder<'_> {
         output: u32,
         step: bool,
     ) -> json::Index<json::animation::Sampler> {
-        let input = self.times(seconds);
+        // Channels sampled at the same times (a node's T, R and S) share one input accessor.
+        let input = match &self.last_input {
+            Some((times, input)) if times.as_slice() == seconds => *input,
+            _ => {
+                let input = self.times(seconds);
+                self.last_input = Some((seconds.to_vec(), input));
+                input
+            }
+        };
         let interpolation =
             if step { json::animation::Interpolation::Step } else { json::animation::Interpolation::Linear };
         animation.samplers.push(json::animation::Sampler {
@@ -1136,7 +1178,10 @@ impl Builder<'_> {
                     let mut key_times = track_times(clip, translation.keys.iter().map(|k| k.time), time[0]);
                     key_times.extend(track_times(clip, rotation.keys.iter().map(|k| k.time), time[1]));
                     key_times.extend(track_times(clip, scale.keys.iter().map(|k| k.time), time[2]));
-                    let times = clip_times(clip, key_times, true);
+                    let times = self.take_samples(clip_times(clip, key_times, true));
+                    if times.is_empty() {
+                        continue;
+                    }
                     let seconds = seconds_of(&times);
                     let (mut offsets, mut rotations, mut scales) = (Vec::new(), Vec::new(), Vec::new());
                     for &t in &times {
@@ -1226,10 +1271,10 @@ impl Builder<'_> {
                 }
                 Channel::NodeAxisScale { keys, .. } => key_times.extend(keys.iter().map(|k| k.time)),
                 Channel::NodePathProgress { start, values, .. } => {
-                    let count = values.len().min(100_000);
-                    key_times.extend((0..count).map(|i| start + i as f32));
+                    // One value per frame; past MAX_GRID of them the grid and refinement cover it.
+                    key_times.extend((0..values.len().min(MAX_GRID)).map(|i| start + i as f32));
                     grid = true;
-                    let end = start + count.saturating_sub(1) as f32;
+                    let end = start + values.len().saturating_sub(1) as f32;
                     jumps.extend([start - JUMP_GAP, end + JUMP_GAP]);
                 }
                 _ => {}
@@ -1259,7 +1304,11 @@ impl Builder<'_> {
                 }
             }
         };
-        let times = refine(clip_times(clip, key_times, false), &local_at, self.limits(), &mut self.refine_budget);
+        let given = self.take_samples(clip_times(clip, key_times, false));
+        if given.is_empty() {
+            return;
+        }
+        let times = refine(given, &local_at, self.limits(), &mut self.samples);
         let seconds: Vec<f32> = times.iter().map(|&t| clip_seconds(clip, t)).collect();
         let locals: Vec<Trs> = times.iter().map(|&t| local_at(t)).collect();
         match form {
@@ -1364,7 +1413,11 @@ impl Builder<'_> {
                 let p = parent.and_then(|p| pose.get(p)).copied().unwrap_or(Mat4::IDENTITY);
                 to_trs(&(p.inverse() * m))
             };
-            let sample_times = refine(frame_times.clone(), &local_at, self.limits(), &mut self.refine_budget);
+            let given = self.take_samples(frame_times.clone());
+            if given.is_empty() {
+                continue;
+            }
+            let sample_times = refine(given, &local_at, self.limits(), &mut self.samples);
             let seconds: Vec<f32> = sample_times.iter().map(|&t| clip_seconds(clip, t)).collect();
             let locals: Vec<Trs> = sample_times.iter().map(|&t| local_at(t)).collect();
             self.trs_channels(animation, node, &seconds, &locals);
@@ -1410,10 +1463,14 @@ impl Builder<'_> {
                     let mut key_times = track_times(clip, track.translation.keys.iter().map(|k| k.time), tt);
                     key_times.extend(track_times(clip, track.rotation.keys.iter().map(|k| k.time), rt));
                     key_times.extend(track_times(clip, track.scale.keys.iter().map(|k| k.time), st));
-                    refine(clip_times(clip, key_times, false), &local_at, self.limits(), &mut self.refine_budget)
+                    self.take_samples(clip_times(clip, key_times, false))
                 }
-                None => vec![clip.start],
+                None => self.take_samples(vec![clip.start]),
             };
+            if times.is_empty() {
+                continue;
+            }
+            let times = refine(times, &local_at, self.limits(), &mut self.samples);
             let locals: Vec<Trs> = times.iter().map(|&time| local_at(time)).collect();
             let seconds: Vec<f32> = times.iter().map(|&t| clip_seconds(clip, t)).collect();
             self.trs_channels(animation, node, &seconds, &locals);
@@ -1439,7 +1496,10 @@ impl Builder<'_> {
                 _ => {}
             }
         }
-        let times = clip_times(clip, key_times, cubic);
+        let times = self.take_samples(clip_times(clip, key_times, cubic));
+        if times.is_empty() {
+            return None;
+        }
         let mut values = Vec::with_capacity(times.len() * 4);
         for &t in &times {
             let mut color = base;
@@ -1533,10 +1593,9 @@ fn refine(
     times: Vec<f32>,
     local_at: &dyn Fn(f32) -> Trs,
     [tolerance, reach]: [f32; 2],
-    budget: &mut RefineBudget,
+    budget: &mut SampleBudget,
 ) -> Vec<f32> {
     let mut out = Vec::with_capacity(times.len());
-    budget.left = budget.left.saturating_add(times.len().saturating_mul(REFINE_PER_SAMPLE));
     for pair in times.windows(2) {
         if let [t0, t1] = *pair {
             out.push(t0);
@@ -1553,7 +1612,7 @@ fn split_interval(
     depth: u32,
     local_at: &dyn Fn(f32) -> Trs,
     [tolerance, reach]: [f32; 2],
-    budget: &mut RefineBudget,
+    budget: &mut SampleBudget,
     out: &mut Vec<f32>,
 ) {
     if budget.left == 0 {
@@ -1604,6 +1663,42 @@ fn clip_times(clip: &Clip, key_times: impl IntoIterator<Item = f32>, grid: bool)
     out
 }
 
+/// Keys in the scene's clips and global channels: what the sample budget scales with, since
+/// each key took bytes of the file.
+fn key_count(scene: &Scene) -> usize {
+    let channel_keys = |channel: &Channel| -> usize {
+        match channel {
+            Channel::NodeRotation { keys, .. } | Channel::NodeRotationEased { keys, .. } => keys.len(),
+            Channel::NodePosition { curve, .. } => curve.keys.len(),
+            Channel::NodeAxisScale { keys, .. } => keys.len(),
+            Channel::NodePathProgress { values, .. } => values.len(),
+            Channel::NodeVisibility { keys, .. } => keys.len(),
+            Channel::VertexMorph { blocks, .. } => blocks.iter().map(|b| b.times.len()).sum(),
+            Channel::VertexFrames { times, .. } => times.len(),
+            Channel::PackedFrames(packed) => packed.times.len(),
+            Channel::UvKeys { slots, .. } => slots.iter().map(|s| s.keys.len()).sum(),
+            Channel::BoneFrames { times, frames, .. } => {
+                times.len().saturating_mul(frames.first().map_or(1, Vec::len).max(1))
+            }
+            Channel::BoneTracks { joints, .. } => {
+                joints.iter().map(|j| j.translation.keys.len() + j.rotation.keys.len() + j.scale.keys.len()).sum()
+            }
+            Channel::MaterialColor { keys, .. } => keys.keys.len(),
+            Channel::MaterialAlpha { keys, .. } => keys.keys.len(),
+            Channel::UvTransform { translation, rotation, scale, .. } => {
+                translation.keys.len() + rotation.keys.len() + scale.keys.len()
+            }
+        }
+    };
+    scene
+        .clips
+        .iter()
+        .flat_map(|c| &c.channels)
+        .chain(&scene.global_channels)
+        .map(channel_keys)
+        .fold(0, usize::saturating_add)
+}
+
 /// Grid times between `low` and `high` (clip units) at [`GRID_PER_SECOND`], clamped to the clip;
 /// at most [`MAX_GRID`] of them (a longer span gets a coarser grid).
 fn grid_between(clip: &Clip, low: f32, high: f32) -> Vec<f32> {
@@ -1626,7 +1721,7 @@ fn track_times(clip: &Clip, keys: impl Iterator<Item = f32>, timing: TrackTime) 
             let first_loop = (clip.start / period).floor();
             for key in keys {
                 let mut n = first_loop;
-                while out.len() < 100_000 {
+                while out.len() < MAX_GRID {
                     let t = key + n * period;
                     if t > clip.end {
                         break;
@@ -1637,7 +1732,7 @@ fn track_times(clip: &Clip, keys: impl Iterator<Item = f32>, timing: TrackTime) 
             }
             // Each loop's wrap is a jump; the grid bounds the blur of it.
             let mut n = first_loop + 1.0;
-            while n * period <= clip.end && out.len() < 100_000 {
+            while n * period <= clip.end && out.len() < MAX_GRID {
                 out.push(n * period);
                 n += 1.0;
             }
