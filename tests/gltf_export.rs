@@ -652,7 +652,9 @@ fn every_export_passes_the_khronos_validator() {
 
 #[test]
 fn the_cli_writes_glb_gltf_and_converts_a_folder_keeping_its_structure() {
-    let exe = env!("CARGO_BIN_EXE_mdview");
+    let export = |args: &[&std::ffi::OsStr]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_mdview")).arg("export").args(args).output().unwrap()
+    };
     let dir = out_dir("gltf-cli");
     let input = dir.join("in");
     let _ = std::fs::remove_dir_all(&input);
@@ -662,24 +664,12 @@ fn the_cli_writes_glb_gltf_and_converts_a_folder_keeping_its_structure() {
     std::fs::write(input.join("broken.md2"), b"IDP2 not really").unwrap();
 
     let glb = dir.join("one.glb");
-    let run = std::process::Command::new(exe)
-        .args(["export"])
-        .arg(input.join("nested/quake.md2"))
-        .arg("-o")
-        .arg(&glb)
-        .output()
-        .unwrap();
+    let run = export(&[input.join("nested/quake.md2").as_ref(), "-o".as_ref(), glb.as_ref()]);
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     assert_eq!(&std::fs::read(&glb).unwrap()[0..4], b"glTF");
 
     let gltf = dir.join("one.gltf");
-    let run = std::process::Command::new(exe)
-        .args(["export"])
-        .arg(input.join("island.md2"))
-        .arg("-o")
-        .arg(&gltf)
-        .output()
-        .unwrap();
+    let run = export(&[input.join("island.md2").as_ref(), "-o".as_ref(), gltf.as_ref()]);
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&gltf).unwrap()).unwrap();
     assert_eq!(json["buffers"][0]["uri"], "one.bin");
@@ -692,7 +682,7 @@ fn the_cli_writes_glb_gltf_and_converts_a_folder_keeping_its_structure() {
 
     let out = dir.join("batch");
     let _ = std::fs::remove_dir_all(&out);
-    let run = std::process::Command::new(exe).args(["export"]).arg(&input).arg("-o").arg(&out).output().unwrap();
+    let run = export(&[input.as_ref(), "-o".as_ref(), out.as_ref()]);
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(!run.status.success(), "a failed file makes the batch exit non-zero");
     // The Quake II fixture's skin is not beside it: a warned conversion.
@@ -702,14 +692,8 @@ fn the_cli_writes_glb_gltf_and_converts_a_folder_keeping_its_structure() {
     assert!(out.join("island.md2.glb").is_file());
 
     let obj_out = dir.join("batch-obj");
-    let run = std::process::Command::new(exe)
-        .args(["export"])
-        .arg(input.join("nested"))
-        .arg("-o")
-        .arg(&obj_out)
-        .args(["--format", "obj"])
-        .output()
-        .unwrap();
+    let run =
+        export(&[input.join("nested").as_ref(), "-o".as_ref(), obj_out.as_ref(), "--format".as_ref(), "obj".as_ref()]);
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     assert!(obj_out.join("quake.md2.obj").is_file() && obj_out.join("quake.md2.mtl").is_file());
 
@@ -719,7 +703,7 @@ fn the_cli_writes_glb_gltf_and_converts_a_folder_keeping_its_structure() {
     let members = mdview::scan::model_files(&wad).unwrap();
     let wad_out = dir.join("batch-wad");
     let _ = std::fs::remove_dir_all(&wad_out);
-    let run = std::process::Command::new(exe).args(["export"]).arg(&wad).arg("-o").arg(&wad_out).output().unwrap();
+    let run = export(&[wad.as_ref(), "-o".as_ref(), wad_out.as_ref()]);
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(run.status.success(), "{stdout}{}", String::from_utf8_lossy(&run.stderr));
     let models: Vec<&PathBuf> =
