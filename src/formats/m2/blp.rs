@@ -304,7 +304,7 @@ mod tests {
 
     #[test]
     fn a_size_past_the_allocation_budget_is_refused_before_decoding() {
-        // A 64-byte BLP2 header claiming 8192x8192 raw texels: 358 MB of RGBA from a tiny file.
+        // A 148-byte BLP2 header claiming 8192x8192 raw texels: 358 MB of RGBA from a tiny file.
         let mut data = vec![0u8; HEADER_SIZE as usize];
         data[0..4].copy_from_slice(b"BLP2");
         data[4] = 1; // direct content
