@@ -74,13 +74,9 @@ impl BatchReport {
     }
 }
 
-/// Converts one model file to `output`.
-pub fn convert_file(input: &Path, output: &Path, format: BatchFormat) -> Result<Outcome> {
-    convert_with(input, output, format, &SharedListings::default())
-}
-
-/// As [`convert_file`], sharing folder listings with the other files of a batch.
-fn convert_with(input: &Path, output: &Path, format: BatchFormat, listings: &SharedListings) -> Result<Outcome> {
+/// Converts one model file to `output`, sharing folder listings with the other files of a
+/// batch (a fresh [`SharedListings`] for a file on its own).
+pub fn convert_file(input: &Path, output: &Path, format: BatchFormat, listings: &SharedListings) -> Result<Outcome> {
     let scene = crate::formats::open_shared(input, listings).map_err(|e| anyhow!(e))?;
     if scene.kind == SceneKind::Animation {
         return Ok(Outcome::Skipped);
@@ -88,17 +84,18 @@ fn convert_with(input: &Path, output: &Path, format: BatchFormat, listings: &Sha
     if let Some(parent) = output.parent() {
         std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     }
-    let notes = match format {
-        BatchFormat::Glb | BatchFormat::Gltf => super::gltf::write(&scene, output)?,
+    // The export's own notes go into the file (`asset.extras`); the report counts the decode's.
+    match format {
+        BatchFormat::Glb | BatchFormat::Gltf => {
+            super::gltf::write(&scene, output)?;
+        }
         BatchFormat::Obj => {
             let clip = scene.default_clip;
             let start = clip.and_then(|c| scene.clips.get(c)).map_or(0.0, |c| c.start);
             let pose = Pose::at(&scene, clip, start);
             super::obj::write(&scene, &pose, output).with_context(|| format!("writing {}", output.display()))?;
-            Vec::new()
         }
-    };
-    let _ = notes;
+    }
     Ok(Outcome::Converted { output: output.to_path_buf(), warnings: scene.warnings.len() })
 }
 
@@ -119,7 +116,7 @@ pub fn convert_dir(input_dir: &Path, output_dir: &Path, format: BatchFormat) -> 
             // Keep the source extension in the name: `tris.md2` and `tris.mdr` stay apart.
             let file_name = output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             output.set_file_name(format!("{file_name}.{}", format.extension()));
-            let outcome = match convert_with(input, &output, format, &listings) {
+            let outcome = match convert_file(input, &output, format, &listings) {
                 Ok(outcome) => outcome,
                 Err(e) => Outcome::Failed(one_line(&e)),
             };

@@ -74,25 +74,29 @@ impl OpenError {
 
 /// Decodes bytes of a detected format on their own, without looking for sibling files.
 pub fn decode_bytes(data: &[u8]) -> DecodeResult<Scene> {
-    let mut scene = match detect(data)? {
-        FormatKind::TpwMd2 => tpw::decode(data),
-        FormatKind::Quake2Md2 => quake2::decode(data),
-        FormatKind::Quake3Mdr => mdr::decode(data),
-        FormatKind::WowM2 => m2::decode(data),
-        FormatKind::WowSkin => Err(m2::lone_skin_error(None)),
-    }?;
-    // No folder to search: every named texture is an image that resolved nowhere.
-    assets::attach_images(&mut scene, &mut assets::Assets::new(), &[]);
-    validated(scene)
+    decode_detected(data, None)
 }
 
 /// As [`decode_bytes`], for bytes the caller already shares: formats that keep a view of the
 /// file (Quake II frames) keep this buffer instead of copying it.
 pub fn decode_shared(data: std::sync::Arc<[u8]>) -> DecodeResult<Scene> {
-    let mut scene = match detect(&data)? {
-        FormatKind::Quake2Md2 => quake2::decode_shared(data)?,
-        _ => return decode_bytes(&data),
-    };
+    let view = data.clone();
+    decode_detected(&view, Some(data))
+}
+
+/// Detects and decodes `data`; `shared` is the same bytes when the caller already shares them.
+fn decode_detected(data: &[u8], shared: Option<std::sync::Arc<[u8]>>) -> DecodeResult<Scene> {
+    let mut scene = match detect(data)? {
+        FormatKind::TpwMd2 => tpw::decode(data),
+        FormatKind::Quake2Md2 => match shared {
+            Some(shared) => quake2::decode_shared(shared),
+            None => quake2::decode(data),
+        },
+        FormatKind::Quake3Mdr => mdr::decode(data),
+        FormatKind::WowM2 => m2::decode(data),
+        FormatKind::WowSkin => Err(m2::lone_skin_error(None)),
+    }?;
+    // No folder to search: every named texture is an image that resolved nowhere.
     assets::attach_images(&mut scene, &mut assets::Assets::new(), &[]);
     validated(scene)
 }

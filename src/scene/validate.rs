@@ -222,26 +222,20 @@ impl Scene {
         let (nodes, meshes, materials) = (self.nodes.len(), self.meshes.len(), self.materials.len());
         let joints: Vec<usize> = self.skeletons.iter().map(|s| s.joints.len()).collect();
         let source_counts: Vec<usize> = self.meshes.iter().map(|m| m.source_positions.len()).collect();
-        for clip in self.clips.iter_mut() {
-            let mut dropped = Vec::new();
-            clip.channels.retain(|channel| {
+        // Drops the channels that point at nothing, with a warning each (prefixed by `label`).
+        let drop_dangling = |channels: &mut Vec<Channel>, label: &str, warnings: &mut Vec<String>| {
+            channels.retain(|channel| {
                 let problem = channel_problem(channel, nodes, meshes, materials, &joints, &source_counts);
                 if let Some(problem) = &problem {
-                    dropped.push(format!("{} channel dropped: {problem}", channel.kind_name()));
+                    warnings.push(format!("{label}{} channel dropped: {problem}", channel.kind_name()));
                 }
                 problem.is_none()
             });
-            clip.warnings.extend(dropped);
+        };
+        for clip in self.clips.iter_mut() {
+            drop_dangling(&mut clip.channels, "", &mut clip.warnings);
         }
-        let mut dropped = Vec::new();
-        self.global_channels.retain(|channel| {
-            let problem = channel_problem(channel, nodes, meshes, materials, &joints, &source_counts);
-            if let Some(problem) = &problem {
-                dropped.push(format!("global {} channel dropped: {problem}", channel.kind_name()));
-            }
-            problem.is_none()
-        });
-        self.warnings.extend(dropped);
+        drop_dangling(&mut self.global_channels, "global ", &mut self.warnings);
         let images = self.images.len();
         for (i, material) in self.materials.iter_mut().enumerate() {
             if material.image.is_some_and(|image| image >= images) {

@@ -1311,18 +1311,8 @@ impl Builder<'_> {
         let times = refine(given, &local_at, self.limits(), &mut self.samples);
         let seconds: Vec<f32> = times.iter().map(|&t| clip_seconds(clip, t)).collect();
         let locals: Vec<Trs> = times.iter().map(|&t| local_at(t)).collect();
-        match form {
-            NodeTransform::Single(_) => self.trs_channels(animation, placed.outer, &seconds, &locals),
-            NodeTransform::Chain { .. } => {
-                use json::animation::Property;
-                let t: Vec<Vec3> = locals.iter().map(|l| l.translation).collect();
-                let r: Vec<Quat> = locals.iter().map(|l| l.rotation).collect();
-                let s: Vec<Vec3> = locals.iter().map(|l| l.scale).collect();
-                self.vectors(animation, placed.outer, Property::Translation, &seconds, &t, false);
-                self.rotations(animation, placed.rotated, &seconds, &r);
-                self.vectors(animation, placed.rotated, Property::Scale, &seconds, &s, false);
-            }
-        }
+        // A single node is its own outer and rotated node; a chain splits the two.
+        self.trs_channels(animation, [placed.outer, placed.rotated], &seconds, &locals);
     }
 
     /// A node's visibility as a STEP scale (0 or 1) on the child that carries its mesh: every
@@ -1420,18 +1410,26 @@ impl Builder<'_> {
             let sample_times = refine(given, &local_at, self.limits(), &mut self.samples);
             let seconds: Vec<f32> = sample_times.iter().map(|&t| clip_seconds(clip, t)).collect();
             let locals: Vec<Trs> = sample_times.iter().map(|&t| local_at(t)).collect();
-            self.trs_channels(animation, node, &seconds, &locals);
+            self.trs_channels(animation, [node, node], &seconds, &locals);
         }
     }
 
-    fn trs_channels(&mut self, animation: &mut json::Animation, node: u32, seconds: &[f32], locals: &[Trs]) {
+    /// Translation channels on `moved`, rotation and scale on `turned` (the same node but for a
+    /// sheared node's chain).
+    fn trs_channels(
+        &mut self,
+        animation: &mut json::Animation,
+        [moved, turned]: [u32; 2],
+        seconds: &[f32],
+        locals: &[Trs],
+    ) {
         use json::animation::Property;
         let t: Vec<Vec3> = locals.iter().map(|l| l.translation).collect();
         let r: Vec<Quat> = locals.iter().map(|l| l.rotation).collect();
         let s: Vec<Vec3> = locals.iter().map(|l| l.scale).collect();
-        self.vectors(animation, node, Property::Translation, seconds, &t, false);
-        self.rotations(animation, node, seconds, &r);
-        self.vectors(animation, node, Property::Scale, seconds, &s, false);
+        self.vectors(animation, moved, Property::Translation, seconds, &t, false);
+        self.rotations(animation, turned, seconds, &r);
+        self.vectors(animation, turned, Property::Scale, seconds, &s, false);
     }
 
     /// M2: keyed TRS about each joint's pivot, folded into the joint's translation
@@ -1473,7 +1471,7 @@ impl Builder<'_> {
             let times = refine(times, &local_at, self.limits(), &mut self.samples);
             let locals: Vec<Trs> = times.iter().map(|&time| local_at(time)).collect();
             let seconds: Vec<f32> = times.iter().map(|&t| clip_seconds(clip, t)).collect();
-            self.trs_channels(animation, node, &seconds, &locals);
+            self.trs_channels(animation, [node, node], &seconds, &locals);
         }
     }
 
