@@ -41,7 +41,7 @@ fn decode_all_frames(bytes: &[u8]) -> usize {
     for clip in &scene.clips {
         for channel in &clip.channels {
             if let Channel::PackedFrames(packed) = channel {
-                for f in 0..packed.transforms.len() {
+                for f in 0..packed.frames.len() {
                     let buffer = expand_positions(&packed.unpack(f), &mesh.vertex_source);
                     floats += black_box(buffer).len() * 3;
                 }

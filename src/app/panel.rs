@@ -592,9 +592,9 @@ fn choices_ui(ui: &mut Ui, doc: &Document, actions: &mut Vec<Action>) {
 fn frame_name(doc: &Document) -> Option<&str> {
     let clip = doc.scene.clips.get(doc.clip?)?;
     clip.channels.iter().find_map(|channel| match channel {
-        crate::scene::Channel::PackedFrames(p) if !p.name_ranges.is_empty() => {
+        crate::scene::Channel::PackedFrames(p) if p.has_names() => {
             let index = (doc.timeline.time - clip.start).round().max(0.0) as usize;
-            p.name(index.min(p.name_ranges.len() - 1))
+            p.name(index.min(p.frames.len().saturating_sub(1)))
         }
         _ => None,
     })

@@ -16,7 +16,9 @@ pub fn clip_of(frame_name: &str) -> &str {
 /// after another clip gets a `#2`, `#3`… suffix, so every clip is one contiguous range.
 pub fn group_frames<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<(String, usize, usize)> {
     let mut clips: Vec<(String, usize, usize)> = Vec::new();
-    let mut uses: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    // Each clip's base name and how often it has started: a model has tens of clips, so a scan
+    // beats hashing every new one.
+    let mut uses: Vec<(&str, usize)> = Vec::new();
     let mut current: Option<&str> = None;
     for (index, name) in names.into_iter().enumerate() {
         let base = if name.is_empty() { UNNAMED_CLIP } else { clip_of(name) };
@@ -26,9 +28,17 @@ pub fn group_frames<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<(String
             last.2 = index;
             continue;
         }
-        let n = uses.entry(base).or_insert(0);
-        *n += 1;
-        let unique = if *n == 1 { base.to_string() } else { format!("{base}#{n}") };
+        let n = match uses.iter_mut().find(|(seen, _)| *seen == base) {
+            Some((_, n)) => {
+                *n += 1;
+                *n
+            }
+            None => {
+                uses.push((base, 1));
+                1
+            }
+        };
+        let unique = if n == 1 { base.to_string() } else { format!("{base}#{n}") };
         clips.push((unique, index, index));
         current = Some(base);
     }

@@ -219,7 +219,7 @@ impl Pose {
     }
 
     fn packed_frames(&mut self, scene: &Scene, packed: &super::PackedFrames, time: f32, marks: &mut Marks) {
-        let Some((a, b, f)) = frame_segment(&packed.times, time) else { return };
+        let Some((a, b, f)) = frame_segment(packed.times(), time) else { return };
         let (Some((sa, ta, fa)), Some((sb, tb, fb))) = (packed.frame(a), packed.frame(b)) else { return };
         if let Some(source) = self.begin_source(scene, packed.mesh, &mut marks.moved) {
             for ((slot, &pa), &pb) in source.iter_mut().zip(fa).zip(fb) {

@@ -759,25 +759,34 @@ impl TrackTime {
     }
 }
 
+/// The frames of one file, shared by every clip that plays them: per frame its time (its
+/// index), scale and translate (scene axes) and name. Built once per decode, so clips allocate
+/// nothing per frame.
+#[derive(Debug, Clone, Default)]
+pub struct FrameTable {
+    pub times: Vec<f32>,
+    pub transforms: Vec<(Vec3, Vec3)>,
+    /// Frame `f` is named `name_text[name_ranges[f]]`; empty when the file names no frames.
+    pub name_text: String,
+    pub name_ranges: Vec<(u32, u32)>,
+}
+
 /// Quantised whole-mesh frames: source vertex `v` of frame `f` sits at
 /// `scale[f] * (p[lanes[0]], p[lanes[1]], p[lanes[2]]) + translate[f]` where `p` is its packed
 /// record, and its normal is `normal_table[p[3]]` (scene axes). The records stay where the file
 /// keeps them, 4 bytes per vertex, in one buffer every clip shares (for Quake II the file's own
-/// bytes, checked at decode): the clip's frame `i` starts at byte `first + i × frame_stride`.
-/// Only the two frames being blended are ever unpacked.
+/// bytes, checked at decode): table frame `f` starts at byte `first + f × frame_stride`. A clip
+/// plays table frames `frames`, a view into the shared [`FrameTable`]. Only the two frames being
+/// blended are ever unpacked.
 #[derive(Debug, Clone, Default)]
 pub struct PackedFrames {
     pub mesh: usize,
-    pub times: Vec<f32>,
-    /// Frame names of the clip: frame `i` is `name_text[name_ranges[i]]` (one string for the
-    /// whole file, shared, so decoding allocates nothing per frame).
-    pub name_text: std::sync::Arc<String>,
-    pub name_ranges: Vec<(u32, u32)>,
-    /// Per frame of the clip: scale and translate, in scene axes.
-    pub transforms: Vec<(Vec3, Vec3)>,
+    pub table: std::sync::Arc<FrameTable>,
+    /// The table frames this clip plays; the clip's frame `i` is table frame `frames.start + i`.
+    pub frames: std::ops::Range<usize>,
     /// The bytes holding the packed records (shared by every clip of the file).
     pub records: std::sync::Arc<[u8]>,
-    /// Byte offset of the clip's first frame's records in `records`.
+    /// Byte offset of table frame 0's records in `records`.
     pub first: usize,
     /// Bytes from one frame's records to the next.
     pub frame_stride: usize,
@@ -788,23 +797,40 @@ pub struct PackedFrames {
 }
 
 impl PackedFrames {
+    /// The clip's key times, one per frame.
+    pub fn times(&self) -> &[f32] {
+        self.table.times.get(self.frames.clone()).unwrap_or(&[])
+    }
+
+    /// The table frame behind the clip's frame `index`, if the clip has it.
+    pub fn table_frame(&self, index: usize) -> Option<usize> {
+        let frame = self.frames.start.checked_add(index)?;
+        (frame < self.frames.end).then_some(frame)
+    }
+
     /// Frame `index` of the clip: its scale, translate and packed records.
     pub fn frame(&self, index: usize) -> Option<(Vec3, Vec3, &[[u8; 4]])> {
-        let (scale, translate) = *self.transforms.get(index)?;
+        let frame = self.table_frame(index)?;
+        let (scale, translate) = *self.table.transforms.get(frame)?;
         Some((scale, translate, self.records_at(index)?))
     }
 
-    /// The packed records of frame `index` of the clip (the transforms need not cover it).
+    /// The packed records of frame `index` of the clip.
     pub fn records_at(&self, index: usize) -> Option<&[[u8; 4]]> {
-        let start = self.first.checked_add(index.checked_mul(self.frame_stride)?)?;
+        let start = self.first.checked_add(self.table_frame(index)?.checked_mul(self.frame_stride)?)?;
         let bytes = self.records.get(start..start.checked_add(self.vertex_count.checked_mul(4)?)?)?;
         Some(bytes.as_chunks::<4>().0)
     }
 
+    /// Whether the file names its frames.
+    pub fn has_names(&self) -> bool {
+        !self.table.name_ranges.is_empty()
+    }
+
     /// The name of frame `index` of the clip, if the file names its frames.
     pub fn name(&self, index: usize) -> Option<&str> {
-        let &(start, end) = self.name_ranges.get(index)?;
-        self.name_text.get(start as usize..end as usize)
+        let &(start, end) = self.table.name_ranges.get(self.table_frame(index)?)?;
+        self.table.name_text.get(start as usize..end as usize)
     }
 
     /// Scene-space position of packed record `p` under `scale` and `translate`.

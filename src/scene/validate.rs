@@ -32,6 +32,14 @@ fn check_index(location: impl FnOnce() -> String, index: usize, len: usize, of: 
     }
 }
 
+/// The index of the first non-finite value among `components` grouped `width` at a time. The
+/// common all-finite case is one branch-free pass that the compiler vectorises; only a failure
+/// pays for the search.
+fn first_non_finite(components: &[f32], width: usize) -> Option<usize> {
+    let all_finite = components.iter().fold(true, |ok, c| ok & c.is_finite());
+    if all_finite { None } else { components.iter().position(|c| !c.is_finite()).map(|i| i / width.max(1)) }
+}
+
 fn finite_matrix(m: &Mat4) -> bool {
     m.is_finite()
 }
@@ -121,7 +129,12 @@ impl Scene {
             }
             let sources = mesh.source_positions.len();
             let vertices = mesh.vertex_source.len();
-            if let Some(v) = mesh.vertex_source.iter().position(|&s| s as usize >= sources) {
+            // A branch-free maximum first (vectorised); the search runs only when it fails.
+            let highest_source = mesh.vertex_source.iter().fold(0, |high, &s| high.max(s));
+            if let Some(v) = (highest_source as usize >= sources)
+                .then(|| mesh.vertex_source.iter().position(|&s| s as usize >= sources))
+                .flatten()
+            {
                 return Err(violation(
                     at(&format!("vertex_source[{v}]")),
                     format!("source position out of range (there are {sources})"),
@@ -132,7 +145,11 @@ impl Scene {
                     return Err(violation(at(name), format!("{len} entries for {vertices} render vertices")));
                 }
             }
-            if let Some(t) = mesh.triangles.iter().position(|tri| tri.iter().any(|&i| i as usize >= vertices)) {
+            let highest_corner = mesh.triangles.as_flattened().iter().fold(0, |high, &i| high.max(i));
+            if let Some(t) = (!mesh.triangles.is_empty() && highest_corner as usize >= vertices)
+                .then(|| mesh.triangles.iter().position(|tri| tri.iter().any(|&i| i as usize >= vertices)))
+                .flatten()
+            {
                 return Err(violation(
                     at(&format!("triangles[{t}]")),
                     format!("render vertex out of range (there are {vertices})"),
@@ -190,8 +207,8 @@ impl Scene {
                     return Err(violation(at(&format!("skin.influences[{i}]")), "weight, offset or normal not finite"));
                 }
             }
-            let finite3 = |values: &[Vec3]| values.iter().position(|v| !v.is_finite());
-            let finite2 = |values: &[Vec2]| values.iter().position(|v| !v.is_finite());
+            let finite3 = |values: &[Vec3]| first_non_finite(bytemuck::cast_slice(values), 3);
+            let finite2 = |values: &[Vec2]| first_non_finite(bytemuck::cast_slice(values), 2);
             if let Some(v) = finite3(&mesh.source_positions) {
                 return Err(violation(at(&format!("source_positions[{v}]")), "not finite"));
             }

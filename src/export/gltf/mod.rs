@@ -817,8 +817,8 @@ impl Builder<'_> {
                             continue;
                         };
                         let mut frame_targets = Vec::new();
-                        for k in 0..packed.times.len() {
-                            let key = (packed.mesh, packed.first + k * packed.vertex_count);
+                        for k in 0..packed.frames.len() {
+                            let key = (packed.mesh, packed.frames.start + k);
                             let target = match packed_targets.get(&key) {
                                 Some(&t) => t,
                                 None => {
@@ -842,14 +842,14 @@ impl Builder<'_> {
                         }
                         // Frames between the clip's bounds; the bounds themselves hold the
                         // nearest frame, as the viewer clamps.
-                        let times = clip_times(clip, packed.times.iter().copied(), false);
+                        let frame_times = packed.times();
+                        let times = clip_times(clip, frame_times.iter().copied(), false);
                         let keys: Vec<(f32, usize)> = times
                             .iter()
                             .filter_map(|&t| {
-                                let k = packed
-                                    .times
+                                let k = frame_times
                                     .partition_point(|&ft| ft < t - 1e-4)
-                                    .min(packed.times.len().saturating_sub(1));
+                                    .min(frame_times.len().saturating_sub(1));
                                 frame_targets.get(k).map(|&target| (t, target))
                             })
                             .collect();
@@ -1673,7 +1673,7 @@ fn key_count(scene: &Scene) -> usize {
             Channel::NodeVisibility { keys, .. } => keys.len(),
             Channel::VertexMorph { blocks, .. } => blocks.iter().map(|b| b.times.len()).sum(),
             Channel::VertexFrames { times, .. } => times.len(),
-            Channel::PackedFrames(packed) => packed.times.len(),
+            Channel::PackedFrames(packed) => packed.frames.len(),
             Channel::UvKeys { slots, .. } => slots.iter().map(|s| s.keys.len()).sum(),
             Channel::BoneFrames { times, frames, .. } => {
                 times.len().saturating_mul(frames.first().map_or(1, Vec::len).max(1))

@@ -27,7 +27,8 @@ use super::frame_clips::group_frames;
 use super::quake_axes::to_scene;
 use super::reader::{Reader, le_u16};
 use crate::scene::{
-    Aabb, Channel, Clip, FormatKind, Material, Mesh, Node, NodeKind, PackedFrames, RawField, Scene, SceneKind, Submesh,
+    Aabb, Channel, Clip, FormatKind, FrameTable, Material, Mesh, Node, NodeKind, PackedFrames, RawField, Scene,
+    SceneKind, Submesh,
 };
 
 pub const FORMAT: &str = "quake2-md2";
@@ -332,10 +333,8 @@ fn parse_gl_commands(r: &Reader, h: &Header) -> Result<Vec<(bool, u32)>, String>
 /// (x·sx + tx, z·sz + tz, −(y·sy + ty)), so scene x, y, z read packed bytes 0, 2, 1 with scale
 /// (sx, sz, −sy) and translate (tx, tz, −ty).
 struct SceneFrames {
-    /// Every frame name back to back, and each frame's range in it.
-    name_text: String,
-    name_ranges: Vec<(u32, u32)>,
-    transforms: Vec<(Vec3, Vec3)>,
+    /// Times, transforms and names of every frame, shared by the clips.
+    table: FrameTable,
     /// Byte offset of frame 0's packed records in the file, and from one frame's to the next.
     first_record: usize,
     frame_stride: usize,
@@ -355,14 +354,21 @@ static SCENE_NORMALS: std::sync::LazyLock<Arc<[Vec3]>> =
 /// instruction and costs six); the lanes at positions 3, 7, 11, ... hold the normals' maximum.
 fn highest_normal_index(records: &[u8]) -> u8 {
     let (wide, rest) = records.as_chunks::<64>();
-    let mut lanes = [0u8; 64];
+    // Four 16-byte accumulators, one per quarter of the chunk, so each stays in a register.
+    let mut lanes = [[0u8; 16]; 4];
     for chunk in wide {
-        for (lane, &byte) in lanes.iter_mut().zip(chunk) {
-            *lane = (*lane).max(byte);
+        let (quarters, _) = chunk.as_chunks::<16>();
+        for (lane, quarter) in lanes.iter_mut().zip(quarters) {
+            for (a, &b) in lane.iter_mut().zip(quarter) {
+                *a = (*a).max(b);
+            }
         }
     }
     let (tail, _) = rest.as_chunks::<4>();
-    let from_lanes = lanes.as_chunks::<4>().0.iter().fold(0, |highest, &[_, _, _, normal]| highest.max(normal));
+    let from_lanes = lanes
+        .iter()
+        .flat_map(|lane| lane.as_chunks::<4>().0)
+        .fold(0, |highest, &[_, _, _, normal]| highest.max(normal));
     tail.iter().fold(from_lanes, |highest, &[_, _, _, normal]| highest.max(normal))
 }
 
@@ -372,9 +378,12 @@ fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> Dec
     let vertex_count = count(layout.header.num_xyz) as usize;
     // The frame table was checked against the file, so these reservations are bounded by its size.
     let mut out = SceneFrames {
-        name_text: String::with_capacity(count_frames * 16),
-        name_ranges: Vec::with_capacity(count_frames),
-        transforms: Vec::with_capacity(count_frames),
+        table: FrameTable {
+            times: Vec::with_capacity(count_frames),
+            transforms: Vec::with_capacity(count_frames),
+            name_text: String::with_capacity(count_frames * 16),
+            name_ranges: Vec::with_capacity(count_frames),
+        },
         first_record: usize::try_from(table.offset.saturating_add(FRAME_HEADER_SIZE)).unwrap_or(usize::MAX),
         frame_stride: usize::try_from(table.stride).unwrap_or(usize::MAX),
         vertex_count,
@@ -390,7 +399,12 @@ fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> Dec
             let &[sx, sy, sz, tx, ty, tz] = numbers.as_chunks::<4>().0 else { return None };
             let [sx, sy, sz, tx, ty, tz] = [sx, sy, sz, tx, ty, tz].map(f32::from_le_bytes);
             let (scale, translate) = (Vec3::new(sx, sy, sz), Vec3::new(tx, ty, tz));
-            let name = String::from_utf8_lossy(name_field.split(|&b| b == 0).next().unwrap_or(&[]));
+            let name_bytes = name_field.split(|&b| b == 0).next().unwrap_or(&[]);
+            // Names are ASCII in practice: borrowed after a plain check, lossy only otherwise.
+            let name = match std::str::from_utf8(name_bytes) {
+                Ok(name) => std::borrow::Cow::Borrowed(name),
+                Err(_) => String::from_utf8_lossy(name_bytes),
+            };
             Some((name, scale, translate, rest.get(..vertex_count.checked_mul(4)?)?))
         });
         let (name, scale, translate, verts) = match parsed {
@@ -400,10 +414,12 @@ fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> Dec
         if usize::from(highest_normal_index(verts)) >= normals::NORMALS.len() {
             warnings.push(format!("frame {f} ({name}): a normal index is past the 162-entry table; using up"));
         }
-        let start = out.name_text.len() as u32;
-        out.name_text.push_str(&name);
-        out.name_ranges.push((start, out.name_text.len() as u32));
-        out.transforms.push((to_scene(scale), to_scene(translate)));
+        let names = &mut out.table;
+        let start = names.name_text.len() as u32;
+        names.name_text.push_str(&name);
+        names.name_ranges.push((start, names.name_text.len() as u32));
+        names.transforms.push((to_scene(scale), to_scene(translate)));
+        names.times.push(f as f32);
     }
     Ok(out)
 }
@@ -438,28 +454,27 @@ fn build_scene(layout: &Layout, frames: SceneFrames, bytes: Arc<[u8]>) -> Scene 
     let texel = Vec2::ONE / Vec2::new(h.skin_width.max(1) as f32, h.skin_height.max(1) as f32);
 
     // Render vertices are unique (vertex, st) pairs. Flat arrays, no hashing and no allocation
-    // per vertex: `first_pair[v]` starts a chain through `next_pair` of v's render vertices, and
-    // `pair_st` holds each one's st index (a vertex has only a few).
-    let mut first_pair = vec![NO_PAIR; count(h.num_xyz) as usize];
+    // per vertex: `first_pair[t]` starts a chain through `next_pair` of the render vertices
+    // using st `t`. Chains are keyed by st because an st entry nearly always belongs to one
+    // vertex (a seam duplicates st, not vertices), so a walk is one step or none.
+    let mut first_pair = vec![NO_PAIR; layout.st.len()];
     let corners = layout.triangles.len() * 3;
     let mut next_pair: Vec<u32> = Vec::with_capacity(corners);
-    let mut pair_st: Vec<u16> = Vec::with_capacity(corners);
-    let mut vertex_source = Vec::with_capacity(corners);
+    let mut vertex_source: Vec<u32> = Vec::with_capacity(corners);
     let mut uvs = Vec::with_capacity(corners);
     let mut triangles = Vec::with_capacity(layout.triangles.len());
     for (xyz, st) in &layout.triangles {
         let mut corner = [0u32; 3];
         for (slot, (&v, &t)) in corner.iter_mut().zip(xyz.iter().zip(st)) {
-            let Some(head) = first_pair.get_mut(usize::from(v)) else { continue };
+            let Some(head) = first_pair.get_mut(usize::from(t)) else { continue };
             let mut at = *head;
-            while at != NO_PAIR && pair_st.get(at as usize).is_some_and(|&pt| pt != t) {
+            while at != NO_PAIR && vertex_source.get(at as usize).is_some_and(|&pv| pv != u32::from(v)) {
                 at = next_pair.get(at as usize).copied().unwrap_or(NO_PAIR);
             }
             if at == NO_PAIR {
                 at = vertex_source.len() as u32;
                 vertex_source.push(u32::from(v));
                 next_pair.push(*head);
-                pair_st.push(t);
                 *head = at;
                 let [s, tt] = layout.st.get(usize::from(t)).copied().unwrap_or([0, 0]);
                 uvs.push(Vec2::new(f32::from(s), f32::from(tt)) * texel);
@@ -471,6 +486,7 @@ fn build_scene(layout: &Layout, frames: SceneFrames, bytes: Arc<[u8]>) -> Scene 
         triangles.push([a, c, b]);
     }
 
+    let table = Arc::new(frames.table);
     let template = PackedFrames {
         lanes: SCENE_LANES,
         normal_table: SCENE_NORMALS.clone(),
@@ -478,11 +494,13 @@ fn build_scene(layout: &Layout, frames: SceneFrames, bytes: Arc<[u8]>) -> Scene 
         first: frames.first_record,
         frame_stride: frames.frame_stride,
         vertex_count: frames.vertex_count,
-        ..Default::default()
+        table: table.clone(),
+        frames: 0..table.times.len(),
+        mesh: 0,
     };
     // The rest pose is frame 0, unpacked once.
-    let (source_positions, rest_normals) = match (frames.transforms.first(), template.records_at(0)) {
-        (Some(&(scale, translate)), Some(first)) => (
+    let (source_positions, rest_normals) = match template.frame(0) {
+        Some((scale, translate, first)) => (
             first.iter().map(|&p| template.position(scale, translate, p)).collect::<Vec<Vec3>>(),
             vertex_source.iter().map(|&s| first.get(s as usize).map_or(Vec3::Y, |&p| template.normal(p))).collect(),
         ),
@@ -528,10 +546,8 @@ fn build_scene(layout: &Layout, frames: SceneFrames, bytes: Arc<[u8]>) -> Scene 
     scene.nodes.push(node);
     scene.meshes.push(mesh);
 
-    let groups = group_frames(
-        frames.name_ranges.iter().map(|&(a, b)| frames.name_text.get(a as usize..b as usize).unwrap_or("")),
-    );
-    let name_text = Arc::new(frames.name_text);
+    let groups =
+        group_frames(table.name_ranges.iter().map(|&(a, b)| table.name_text.get(a as usize..b as usize).unwrap_or("")));
     for (name, first, last) in groups {
         scene.clips.push(Clip {
             name,
@@ -539,15 +555,7 @@ fn build_scene(layout: &Layout, frames: SceneFrames, bytes: Arc<[u8]>) -> Scene 
             start: first as f32,
             end: last as f32,
             rate: FRAMES_PER_SECOND,
-            channels: vec![Channel::PackedFrames(PackedFrames {
-                mesh: 0,
-                times: (first..=last).map(|f| f as f32).collect(),
-                name_text: name_text.clone(),
-                name_ranges: frames.name_ranges.get(first..=last).map(<[_]>::to_vec).unwrap_or_default(),
-                transforms: frames.transforms.get(first..=last).map(<[_]>::to_vec).unwrap_or_default(),
-                first: frames.first_record.saturating_add(first.saturating_mul(frames.frame_stride)),
-                ..template.clone()
-            })],
+            channels: vec![Channel::PackedFrames(PackedFrames { frames: first..last + 1, ..template.clone() })],
             tracks: Vec::new(),
             warnings: Vec::new(),
         });
@@ -623,37 +631,30 @@ fn attach_weapon(scene: &mut Scene, mut weapon: Scene) {
     }));
     scene.warnings.extend(weapon.warnings.into_iter().map(|w| format!("weapon: {w}")));
     scene.choices.extend(weapon.choices);
-    // The weapon's frames in file order, whatever its own clips are called: one shared buffer.
-    let mut template: Option<PackedFrames> = None;
-    let mut transforms = Vec::new();
-    for clip in weapon.clips {
-        for channel in clip.channels {
-            if let Channel::PackedFrames(packed) = channel {
-                transforms.extend(packed.transforms.iter().copied());
-                template.get_or_insert(packed);
-            }
-        }
-    }
-    let Some(template) = template else { return };
+    // The weapon's frames in file order, whatever its own clips are called: one shared table.
+    let Some(template) = weapon.clips.into_iter().flat_map(|clip| clip.channels).find_map(|channel| match channel {
+        Channel::PackedFrames(packed) => Some(packed),
+        _ => None,
+    }) else {
+        return;
+    };
+    let weapon_frames = template.table.times.len();
     let mut short = false;
     for clip in scene.clips.iter_mut() {
         let (first, last) = (clip.start as usize, clip.end as usize);
-        match transforms.get(first..=last) {
-            Some(frame_transforms) => clip.channels.push(Channel::PackedFrames(PackedFrames {
+        if last < weapon_frames {
+            clip.channels.push(Channel::PackedFrames(PackedFrames {
                 mesh: mesh_index,
-                times: (first..=last).map(|f| f as f32).collect(),
-                name_ranges: Vec::new(),
-                transforms: frame_transforms.to_vec(),
-                first: template.first.saturating_add(first.saturating_mul(template.frame_stride)),
+                frames: first..last + 1,
                 ..template.clone()
-            })),
-            None => short = true,
+            }));
+        } else {
+            short = true;
         }
     }
     if short {
         scene.warnings.push(format!(
-            "weapon.md2 has {} frames, fewer than the model; it holds still in the clips it lacks",
-            transforms.len()
+            "weapon.md2 has {weapon_frames} frames, fewer than the model; it holds still in the clips it lacks"
         ));
     }
 }
