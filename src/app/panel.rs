@@ -670,7 +670,8 @@ fn animations_ui(ui: &mut Ui, doc: &Document, actions: &mut Vec<Action>) {
         ui.end_row();
         for track in &clip.tracks {
             ui.monospace(track.index.to_string());
-            let target = track.target_name.clone().unwrap_or_else(|| format!("#{} (unbound)", track.target));
+            let target =
+                track.target_name.as_deref().map_or_else(|| format!("#{} (unbound)", track.target), str::to_string);
             ui.label(target);
             ui.label(track.channels.join(", ")).on_hover_text(format!("flags {:#x}", track.flags));
             match &track.skipped {

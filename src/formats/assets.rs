@@ -230,6 +230,10 @@ impl Folder {
 pub struct Assets {
     folders: HashMap<FolderSource, Arc<Folder>>,
     shared: Option<SharedListings>,
+    /// Texture names already resolved in this open, by (name, search folders): a model's skins
+    /// are looked up for its choices and again for its images, and each lookup may walk every
+    /// folder above the model.
+    resolved: HashMap<(String, Vec<PathBuf>), Option<Asset>>,
 }
 
 /// Folder listings shared by the opens of one batch (`export DIR`), across threads: a folder
@@ -245,7 +249,7 @@ impl Assets {
 
     /// A cache that also reads and fills `shared`.
     pub fn with_shared(shared: &SharedListings) -> Self {
-        Self { folders: HashMap::new(), shared: Some(shared.clone()) }
+        Self { shared: Some(shared.clone()), ..Self::default() }
     }
 
     /// The listing of folder `dir`: a directory, a `.wad` archive or a directory inside one.
@@ -283,6 +287,8 @@ impl Assets {
         for part in dirs {
             source = match &source {
                 FolderSource::Directory(dir) if *part == ".." => FolderSource::Directory(dir.parent()?.to_path_buf()),
+                // A folder already listed answers without a system call.
+                _ if self.folders.contains_key(&source) => self.folder_of(source.clone()).sub_folder(part)?,
                 // Spelled as on disk: one stat instead of listing a folder that may be large
                 // (every folder above the model is tried).
                 FolderSource::Directory(dir) if dir.join(part).is_dir() => FolderSource::Directory(dir.join(part)),
@@ -290,6 +296,7 @@ impl Assets {
             };
         }
         match &source {
+            _ if self.folders.contains_key(&source) => self.folder_of(source).file(last),
             FolderSource::Directory(dir) if dir.join(last).is_file() => {
                 Some(Asset { folder: source.clone(), name: (*last).to_string() })
             }
@@ -299,6 +306,16 @@ impl Assets {
 
     /// Resolves a texture name as a model states it: see [`resolve_texture`].
     pub fn resolve_texture(&mut self, name: &str, search: &[PathBuf]) -> Option<Asset> {
+        let key = (name.to_string(), search.to_vec());
+        if let Some(found) = self.resolved.get(&key) {
+            return found.clone();
+        }
+        let found = self.resolve_texture_uncached(name, search);
+        self.resolved.insert(key, found.clone());
+        found
+    }
+
+    fn resolve_texture_uncached(&mut self, name: &str, search: &[PathBuf]) -> Option<Asset> {
         let written = name.trim();
         if written.is_empty() {
             return None;

@@ -143,7 +143,7 @@ pub fn open_shared(path: &Path, listings: &assets::SharedListings) -> Result<Sce
 fn open_in(path: &Path, picks: &[Pick], mut assets: assets::Assets) -> Result<Scene, OpenError> {
     let display = path.display().to_string();
     // Through the archive seam: a path may lead into a `.wad` (`x.wad/models/gate.MD2`).
-    let data = vfs::read(path).map_err(|source| OpenError::Io { path: display.clone(), source })?;
+    let data = vfs::read_shared(path).map_err(|source| OpenError::Io { path: display.clone(), source })?;
     if wad::is_wad(&data) {
         let source = DecodeError::invalid(
             wad::FORMAT,
@@ -156,7 +156,7 @@ fn open_in(path: &Path, picks: &[Pick], mut assets: assets::Assets) -> Result<Sc
     let kind = detect(&data).map_err(|source| OpenError::Decode { path: display.clone(), source })?;
     let mut scene = match kind {
         FormatKind::TpwMd2 => tpw::open(path, &data),
-        FormatKind::Quake2Md2 => quake2::open(path, &data, &mut assets, picks),
+        FormatKind::Quake2Md2 => quake2::open(path, data.clone(), &mut assets, picks),
         FormatKind::WowM2 => m2::open_with(path, &data, &m2::OpenOptions::from_picks(path, picks)),
         FormatKind::WowSkin => Err(m2::lone_skin_error(Some(path))),
         FormatKind::Quake3Mdr => mdr::decode(&data),

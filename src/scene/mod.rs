@@ -906,13 +906,15 @@ pub struct TrackReport {
     pub index: u32,
     /// Target index as stored.
     pub target: u32,
-    pub target_name: Option<String>,
+    /// Shared with the skeleton: a model reports each bone once per clip.
+    pub target_name: Option<std::sync::Arc<str>>,
     /// Channel kinds present: `rotation`, `morph`, `uv`, or `0x…` for undecoded flag bits.
-    pub channels: Vec<String>,
+    /// Borrowed where the kind is a fixed word, so reports allocate nothing per channel.
+    pub channels: Vec<std::borrow::Cow<'static, str>>,
     pub flags: u32,
     /// Raw slot pointers, by slot name.
     pub slots: Vec<(String, u32)>,
-    pub key_counts: Vec<(String, u32)>,
+    pub key_counts: Vec<(std::borrow::Cow<'static, str>, u32)>,
     /// Each channel that could not play, as `kind: reason`.
     pub reasons: Vec<String>,
     /// Why the track (or one of its channels) was not played; `None` when everything decoded.

@@ -409,6 +409,12 @@ fn build_clips(
 ) {
     let mut budget = input_len.saturating_mul(CLIP_KEYS_PER_INPUT_BYTE).max(1 << 20);
     let mut used_names: Vec<String> = Vec::new();
+    // Shared by every clip's track reports: one allocation per bone, not per bone and clip.
+    let joint_names: Vec<std::sync::Arc<str>> = scene
+        .skeletons
+        .first()
+        .map(|sk| sk.joints.iter().map(|j| j.name.as_str().into()).collect())
+        .unwrap_or_default();
     for (s, seq) in model.sequences.iter().enumerate() {
         let mut name = sequence_name(seq.id, seq.variation);
         if used_names.iter().any(|n| n.eq_ignore_ascii_case(&name)) {
@@ -433,7 +439,7 @@ fn build_clips(
                 anim_file_suffix(seq.id, seq.variation)
             ));
         }
-        bone_channels(model, sequence, &mut budget, scene.skeletons.first(), &mut clip);
+        bone_channels(model, sequence, &mut budget, &joint_names, &mut clip);
         if let Some(skin) = skin {
             material_channels(model, skin, unit_materials, sequence, &mut clip);
         }
@@ -452,7 +458,7 @@ fn build_clips(
         warnings: Vec::new(),
     };
     let only_global = SequenceKeys { index: 0, missing: true };
-    bone_channels(model, only_global, &mut budget, scene.skeletons.first(), &mut globals);
+    bone_channels(model, only_global, &mut budget, &joint_names, &mut globals);
     if let Some(skin) = skin {
         material_channels(model, skin, unit_materials, only_global, &mut globals);
     }
@@ -460,10 +466,11 @@ fn build_clips(
     if globals.channels.iter().any(moves) {
         scene.global_channels = globals.channels;
     }
+    // `id:N` names the first variation of each id.
+    let mut ids_seen = std::collections::HashSet::new();
     for (i, seq) in model.sequences.iter().enumerate() {
-        let exact = format!("id:{}.{}", seq.id, seq.variation);
-        scene.clip_aliases.push((exact, i));
-        if !scene.clip_aliases.iter().any(|(a, _)| a == &format!("id:{}", seq.id)) {
+        scene.clip_aliases.push((format!("id:{}.{}", seq.id, seq.variation), i));
+        if ids_seen.insert(seq.id) {
             scene.clip_aliases.push((format!("id:{}", seq.id), i));
         }
     }
@@ -474,7 +481,7 @@ fn bone_channels(
     model: &M2Model,
     sequence: SequenceKeys,
     budget: &mut u64,
-    skeleton: Option<&Skeleton>,
+    joint_names: &[std::sync::Arc<str>],
     clip: &mut Clip,
 ) {
     let mut joints = Vec::new();
@@ -497,7 +504,7 @@ fn bone_channels(
         let mut report = TrackReport {
             index: b as u32,
             target: b as u32,
-            target_name: skeleton.and_then(|sk| sk.joints.get(b)).map(|j| j.name.clone()),
+            target_name: joint_names.get(b).cloned(),
             channels: Vec::new(),
             flags: bone.flags,
             slots: Vec::new(),

@@ -572,8 +572,8 @@ fn build_scene(layout: &Layout, frames: SceneFrames, bytes: Arc<[u8]>) -> Scene 
 /// (`tris.md2`) with a `weapon.md2` beside it gets the weapon as a second mesh node, `weapon`,
 /// posed by the same clips and frames. Which skin each draws with is a [`Scene::choices`]
 /// entry ([`skins::CHOICE_SKIN`], [`skins::CHOICE_WEAPON_SKIN`]) that `picks` may change.
-pub fn open(path: &Path, data: &[u8], assets: &mut Assets, picks: &[Pick]) -> DecodeResult<Scene> {
-    let mut scene = decode(data)?;
+pub fn open(path: &Path, data: Arc<[u8]>, assets: &mut Assets, picks: &[Pick]) -> DecodeResult<Scene> {
+    let mut scene = decode_shared(data)?;
     let folder = assets.folder(&assets::model_folder(path));
     let weapon = weapon_beside(path, &folder).map(|asset| {
         let decoded = asset.read().map_err(|e| e.to_string()).and_then(|d| decode(&d).map_err(|e| e.to_string()));

@@ -663,10 +663,10 @@ pub fn bind(file: &AnimFile, model: Option<&TpwModel>, name: &str, source: Optio
             index: track.position,
             target: u32::from(track.target),
             target_name: None,
-            channels: channel_names(track.flags, slot_34),
+            channels: channel_names(track.flags, slot_34).into_iter().map(Into::into).collect(),
             flags: track.flags,
             slots: track.slots.clone(),
-            key_counts: key_counts(track),
+            key_counts: key_counts(track).into_iter().map(|(kind, n)| (kind.into(), n)).collect(),
             reasons: Vec::new(),
             skipped: None,
         };
@@ -676,7 +676,7 @@ pub fn bind(file: &AnimFile, model: Option<&TpwModel>, name: &str, source: Optio
             None => reasons.push("no base model to pose".to_string()),
             Some(model) => {
                 let target = usize::from(track.target);
-                report.target_name = model.scene.nodes.get(target).map(|n| n.name.clone());
+                report.target_name = model.scene.nodes.get(target).map(|n| n.name.as_str().into());
                 let mut bound = Bound { channels: &mut clip.channels, reasons: &mut reasons, played: &mut played };
                 bind_track(track, model, &mut bound);
             }
