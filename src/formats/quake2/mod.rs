@@ -454,26 +454,33 @@ fn build_scene(layout: &Layout, frames: SceneFrames, bytes: Arc<[u8]>) -> Scene 
     let texel = Vec2::ONE / Vec2::new(h.skin_width.max(1) as f32, h.skin_height.max(1) as f32);
 
     // Render vertices are unique (vertex, st) pairs. Flat arrays, no hashing and no allocation
-    // per vertex: `first_pair[t]` starts a chain through `next_pair` of the render vertices
-    // using st `t`. Chains are keyed by st because an st entry nearly always belongs to one
-    // vertex (a seam duplicates st, not vertices), so a walk is one step or none.
-    let mut first_pair = vec![NO_PAIR; layout.st.len()];
+    // per vertex: `first_pair[key]` starts a chain through `next_pair` of the render vertices
+    // sharing one key, and `pair_other` holds each one's other index. The key is the more
+    // numerous of vertex and st, so chains stay short: most files have more st entries than
+    // vertices (a seam duplicates st), and an st entry then belongs to one vertex; some
+    // exporters share few st entries among many vertices, and there a vertex has few.
+    let keyed_by_st = layout.st.len() >= count(h.num_xyz) as usize;
+    let key_and_other = |v: u16, t: u16| if keyed_by_st { (t, v) } else { (v, t) };
+    let mut first_pair = vec![NO_PAIR; layout.st.len().max(count(h.num_xyz) as usize)];
     let corners = layout.triangles.len() * 3;
     let mut next_pair: Vec<u32> = Vec::with_capacity(corners);
+    let mut pair_other: Vec<u16> = Vec::with_capacity(corners);
     let mut vertex_source: Vec<u32> = Vec::with_capacity(corners);
     let mut uvs = Vec::with_capacity(corners);
     let mut triangles = Vec::with_capacity(layout.triangles.len());
     for (xyz, st) in &layout.triangles {
         let mut corner = [0u32; 3];
         for (slot, (&v, &t)) in corner.iter_mut().zip(xyz.iter().zip(st)) {
-            let Some(head) = first_pair.get_mut(usize::from(t)) else { continue };
+            let (key, other) = key_and_other(v, t);
+            let Some(head) = first_pair.get_mut(usize::from(key)) else { continue };
             let mut at = *head;
-            while at != NO_PAIR && vertex_source.get(at as usize).is_some_and(|&pv| pv != u32::from(v)) {
+            while at != NO_PAIR && pair_other.get(at as usize).is_some_and(|&po| po != other) {
                 at = next_pair.get(at as usize).copied().unwrap_or(NO_PAIR);
             }
             if at == NO_PAIR {
                 at = vertex_source.len() as u32;
                 vertex_source.push(u32::from(v));
+                pair_other.push(other);
                 next_pair.push(*head);
                 *head = at;
                 let [s, tt] = layout.st.get(usize::from(t)).copied().unwrap_or([0, 0]);
@@ -662,6 +669,53 @@ fn attach_weapon(scene: &mut Scene, mut weapon: Scene) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Render vertices are exactly the unique (vertex, st) pairs, in first-use order, whether
+    /// the chains are keyed by st (more st entries than vertices) or by vertex (fewer).
+    #[test]
+    fn render_vertices_are_the_unique_pairs_with_either_chain_key() {
+        for (vertices, sts) in [(4usize, 9usize), (9, 2), (5, 5)] {
+            let mut triangles = Vec::new();
+            for i in 0..24usize {
+                let v = [i % vertices, (i * 7 + 1) % vertices, (i * 5 + 2) % vertices].map(|x| x as i16);
+                let t = [(i * 3) % sts, (i + 1) % sts, (i * 11 + 3) % sts].map(|x| x as i16);
+                triangles.push((v, t));
+            }
+            let spec = writer::Md2Spec {
+                skin_width: 64,
+                skin_height: 64,
+                skins: Vec::new(),
+                st: (0..sts).map(|k| [k as i16, 2 * k as i16]).collect(),
+                triangles: triangles.clone(),
+                frames: vec![writer::FrameSpec {
+                    name: "frame1".into(),
+                    scale: [1.0; 3],
+                    translate: [0.0; 3],
+                    vertices: (0..vertices).map(|k| [k as u8, 0, 0, 0]).collect(),
+                }],
+            };
+            let scene = decode(&spec.to_bytes()).expect("decodes");
+            let mesh = &scene.meshes[0];
+            let mut expected: Vec<(u32, u16)> = Vec::new();
+            for (v, t) in &triangles {
+                for (&v, &t) in v.iter().zip(t) {
+                    if !expected.contains(&(v as u32, t as u16)) {
+                        expected.push((v as u32, t as u16));
+                    }
+                }
+            }
+            assert_eq!(mesh.vertex_source, expected.iter().map(|p| p.0).collect::<Vec<_>>(), "{vertices}/{sts}");
+            let texel = |t: u16| glam::Vec2::new(f32::from(t) / 64.0, f32::from(2 * t) / 64.0);
+            assert_eq!(mesh.uvs, expected.iter().map(|p| texel(p.1)).collect::<Vec<_>>(), "{vertices}/{sts}");
+            for ((tri, (v, t)), n) in mesh.triangles.iter().zip(&triangles).zip(0..) {
+                // Stored clockwise, decoded counter-clockwise: corners 0, 2, 1.
+                for (corner, k) in tri.iter().zip([0, 2, 1]) {
+                    let at = *corner as usize;
+                    assert_eq!((mesh.vertex_source[at], mesh.uvs[at]), (v[k] as u32, texel(t[k] as u16)), "tri {n}");
+                }
+            }
+        }
+    }
 
     /// The wide max sees the normal byte of every record, wherever it falls (in a 64-byte
     /// chunk or the tail), and never a position byte.
