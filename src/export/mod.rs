@@ -4,3 +4,39 @@
 pub mod batch;
 pub mod gltf;
 pub mod obj;
+
+/// Writes `bytes` to `path`, replacing a regular file already there by removing it first.
+/// Truncating an existing file in place makes ext4 (`auto_da_alloc`) write the new data out
+/// synchronously when the file is closed, and free the old blocks at once; a fresh file is
+/// written back later like any other. Re-running a batch into the same folder hits this on
+/// every output. Links are written through, as `std::fs::write` would.
+pub fn write_output(path: &std::path::Path, bytes: impl AsRef<[u8]>) -> std::io::Result<()> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file()) {
+        std::fs::remove_file(path)?;
+    }
+    std::fs::write(path, bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An existing file is replaced whole (a shorter write leaves nothing of the old one), and
+    /// a link is written through, its target getting the bytes.
+    #[test]
+    fn write_output_replaces_files_and_writes_through_links() {
+        let dir = std::env::temp_dir().join(format!("mdview-write-output-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("model.obj");
+        write_output(&file, b"a long first version").unwrap();
+        write_output(&file, b"short").unwrap();
+        assert_eq!(std::fs::read(&file).unwrap(), b"short");
+        let link = dir.join("link.obj");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        write_output(&link, b"through the link").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read(&file).unwrap(), b"through the link");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

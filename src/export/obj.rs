@@ -116,6 +116,6 @@ pub fn write(scene: &Scene, pose: &Pose, path: &Path) -> std::io::Result<()> {
     let mtl_path = path.with_extension("mtl");
     let mtl_name = mtl_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "model.mtl".into());
     let (obj, mtl) = to_obj(scene, pose, &mtl_name);
-    std::fs::write(path, obj)?;
-    std::fs::write(mtl_path, mtl)
+    super::write_output(path, obj)?;
+    super::write_output(&mtl_path, mtl)
 }

@@ -70,7 +70,7 @@ pub fn write(scene: &Scene, path: &Path) -> Result<Vec<String>> {
     let doc = build(scene)?;
     let is_glb = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("glb"));
     if is_glb {
-        std::fs::write(path, to_glb(&doc)?).with_context(|| format!("writing {}", path.display()))?;
+        crate::export::write_output(path, to_glb(&doc)?).with_context(|| format!("writing {}", path.display()))?;
     } else {
         let bin_path = path.with_extension("bin");
         let bin_name =
@@ -79,8 +79,8 @@ pub fn write(scene: &Scene, path: &Path) -> Result<Vec<String>> {
         if let Some(buffer) = value.get_mut("buffers").and_then(|b| b.get_mut(0)) {
             buffer["uri"] = Value::String(bin_name);
         }
-        std::fs::write(&bin_path, &doc.bin).with_context(|| format!("writing {}", bin_path.display()))?;
-        std::fs::write(path, serde_json::to_vec_pretty(&value)?)
+        crate::export::write_output(&bin_path, &doc.bin).with_context(|| format!("writing {}", bin_path.display()))?;
+        crate::export::write_output(path, serde_json::to_vec_pretty(&value)?)
             .with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(doc.notes)
