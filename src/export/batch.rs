@@ -108,9 +108,16 @@ pub fn convert_dir(input_dir: &Path, output_dir: &Path, format: BatchFormat) -> 
         bar.set_style(style);
     }
     let listings = SharedListings::default();
-    let outcomes: Vec<(PathBuf, Outcome)> = files
+    // Largest files first, one file per task: a large model started last would leave the
+    // other threads idle at the end. The report keeps the sorted input order.
+    let mut largest_first: Vec<(u64, usize)> =
+        files.iter().enumerate().map(|(i, p)| (std::fs::metadata(p).map_or(0, |m| m.len()), i)).collect();
+    largest_first.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut outcomes: Vec<(usize, PathBuf, Outcome)> = largest_first
         .par_iter()
-        .map(|input| {
+        .with_max_len(1)
+        .filter_map(|&(_, index)| files.get(index).map(|input| (index, input)))
+        .map(|(index, input)| {
             let relative = input.strip_prefix(input_dir).unwrap_or(input);
             let mut output = output_dir.join(relative);
             // Keep the source extension in the name: `tris.md2` and `tris.mdr` stay apart.
@@ -121,12 +128,13 @@ pub fn convert_dir(input_dir: &Path, output_dir: &Path, format: BatchFormat) -> 
                 Err(e) => Outcome::Failed(one_line(&e)),
             };
             bar.inc(1);
-            (input.clone(), outcome)
+            (index, input.clone(), outcome)
         })
         .collect();
     bar.finish_and_clear();
+    outcomes.sort_by_key(|(index, _, _)| *index);
     let mut report = BatchReport::default();
-    for (input, outcome) in outcomes {
+    for (_, input, outcome) in outcomes {
         match outcome {
             Outcome::Converted { warnings, .. } => {
                 report.converted += 1;

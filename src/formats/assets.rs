@@ -18,7 +18,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::scene::{Image, ImageSource, Scene, SceneImage};
 
@@ -182,7 +182,7 @@ impl Folder {
     fn read(source: FolderSource) -> Folder {
         let mut by_lower: HashMap<String, (String, bool)> = HashMap::new();
         for (name, is_dir) in source.list() {
-            let lower = name.to_lowercase();
+            let lower = if name.is_ascii() { name.to_ascii_lowercase() } else { name.to_lowercase() };
             match by_lower.get(&lower) {
                 Some((kept, _)) if *kept <= name => {}
                 _ => {
@@ -190,9 +190,12 @@ impl Folder {
                 }
             }
         }
-        let mut files: Vec<String> =
-            by_lower.values().filter(|(_, is_dir)| !is_dir).map(|(name, _)| name.clone()).collect();
-        files.sort_by_key(|n| (n.to_lowercase(), n.clone()));
+        // Sorted by the lower-cased keys already made (unique, so no tie-break): a key built
+        // per comparison allocated twice each time, and made a large folder cost milliseconds.
+        let mut by_name: Vec<(&String, &String)> =
+            by_lower.iter().filter(|(_, (_, is_dir))| !is_dir).map(|(lower, (name, _))| (lower, name)).collect();
+        by_name.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let files: Vec<String> = by_name.into_iter().map(|(_, name)| name.clone()).collect();
         Folder { source, by_lower, files }
     }
 
@@ -240,7 +243,7 @@ pub struct Assets {
 /// that every model's search passes through (the folders above a player model, where a skin's
 /// written path is tried) is read once per batch instead of once per model.
 #[derive(Debug, Default, Clone)]
-pub struct SharedListings(Arc<std::sync::Mutex<HashMap<FolderSource, Arc<Folder>>>>);
+pub struct SharedListings(Arc<std::sync::Mutex<HashMap<FolderSource, Arc<OnceLock<Arc<Folder>>>>>>);
 
 impl Assets {
     pub fn new() -> Self {
@@ -263,9 +266,14 @@ impl Assets {
         }
         let folder = match &self.shared {
             // A poisoned lock only means another open panicked; its listings are still whole.
+            // The map is locked only to find the folder's slot; the listing is read outside it,
+            // so one thread listing a large folder does not stall the others' lookups.
             Some(shared) => {
-                let mut listings = shared.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                listings.entry(source.clone()).or_insert_with(|| Arc::new(Folder::read(source.clone()))).clone()
+                let slot = {
+                    let mut listings = shared.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    listings.entry(source.clone()).or_default().clone()
+                };
+                slot.get_or_init(|| Arc::new(Folder::read(source.clone()))).clone()
             }
             None => Arc::new(Folder::read(source.clone())),
         };

@@ -60,9 +60,10 @@ pub fn island() -> MeshFile {
     }
 }
 
-/// A temp folder unique to one test.
+/// A temp folder unique to one test, under cargo's temp folder for tests (`target/tmp`) and
+/// emptied at the start of each run, so runs do not pile folders up in the system's temp folder.
 pub fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mdview-test-{}-{name}", std::process::id()));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("mdview-test-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create temp dir");
     dir

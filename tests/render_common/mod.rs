@@ -10,9 +10,11 @@ pub fn demo(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo").join(name)
 }
 
-/// An empty folder for one test's outputs: `mdview-<suite>-<test>-<pid>` under the temp dir.
+/// An empty folder for one test's outputs: `mdview-<suite>-<test>` under cargo's temp folder
+/// for tests (`target/tmp`), emptied at the start of each run rather than left behind in the
+/// system's temp folder once per run.
 pub fn out_dir(suite: &str, test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mdview-{suite}-{test}-{}", std::process::id()));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("mdview-{suite}-{test}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir
