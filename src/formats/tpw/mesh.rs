@@ -6,7 +6,7 @@ use glam::{Mat4, Vec2, Vec3};
 
 use super::layout::*;
 use crate::formats::error::DecodeResult;
-use crate::formats::reader::{Reader, Table, le_f32, le_u16};
+use crate::formats::reader::{Reader, Table};
 use crate::scene::{
     AlphaMode, Material, Mesh, Node, NodeKind, Path, PathKind, RawField, Scene, Submesh, compute_normals,
     math::is_sheared,
@@ -344,20 +344,21 @@ fn decode_mesh(
     // floats at once, and finiteness is checked once per mesh (the failing vertex is found only
     // when there is one).
     let mut source_positions = Vec::with_capacity(vertex_count as usize);
-    let mut finite = true;
     for batch in vertex_bytes.as_chunks::<48>().0 {
         let words: [[u8; 4]; 12] = bytemuck::cast(*batch);
         let [x0, x1, x2, x3, y0, y1, y2, y3, z0, z1, z2, z3] = words.map(f32::from_le_bytes);
+        let quad = [Vec3::new(x0, y0, z0), Vec3::new(x1, y1, z1), Vec3::new(x2, y2, z2), Vec3::new(x3, y3, z3)];
+        // The last batch may hold padding past the vertex count. A whole batch is a fixed-size
+        // copy; a slice of varying length would call `memcpy` for every 48 bytes.
         let room = (vertex_count as usize).saturating_sub(source_positions.len());
-        for p in [Vec3::new(x0, y0, z0), Vec3::new(x1, y1, z1), Vec3::new(x2, y2, z2), Vec3::new(x3, y3, z3)]
-            .into_iter()
-            .take(room)
-        {
-            finite &= p.is_finite();
-            source_positions.push(p);
+        if room >= 4 {
+            source_positions.extend(quad);
+        } else {
+            source_positions.extend(quad.into_iter().take(room));
         }
     }
-    if !finite {
+    // One pass without branches; the failing vertex is searched only when there is one.
+    if !source_positions.iter().fold(true, |all, p| all & p.is_finite()) {
         let i = source_positions.iter().position(|p| !p.is_finite()).unwrap_or(0) as u64;
         return Err(r.invalid("vertex data", vertex_table.record(i / 4), format!("vertex {i} is not finite")));
     }
@@ -383,35 +384,40 @@ fn decode_mesh(
     for batch in uv_bytes.as_chunks::<32>().0 {
         let words: [[u8; 4]; 8] = bytemuck::cast(*batch);
         let [u0, u1, u2, u3, v0, v1, v2, v3] = words.map(f32::from_le_bytes);
+        let quad = [Vec2::new(u0, v0), Vec2::new(u1, v1), Vec2::new(u2, v2), Vec2::new(u3, v3)]
+            .map(|uv| if uv.is_finite() { uv } else { Vec2::ZERO });
         let room = (order_length as usize).saturating_sub(uvs.len());
-        uvs.extend(
-            [Vec2::new(u0, v0), Vec2::new(u1, v1), Vec2::new(u2, v2), Vec2::new(u3, v3)]
-                .into_iter()
-                .take(room)
-                .map(|uv| if uv.is_finite() { uv } else { Vec2::ZERO }),
-        );
+        if room >= 4 {
+            uvs.extend(quad);
+        } else {
+            uvs.extend(quad.into_iter().take(room));
+        }
     }
 
     let face_bytes = r.bytes(face_table.offset, face_table.end() - face_table.offset, "face data")?;
-    let mut stored_faces = Vec::with_capacity(face_count as usize);
-    for (i, face) in face_bytes.chunks_exact(FACE_RECORD_SIZE as usize).enumerate() {
-        let tag = le_u16(face, 0).unwrap_or(0);
-        let mut corners = [0u32; 3];
-        for (k, corner) in corners.iter_mut().enumerate() {
-            let v = le_u16(face, 2 + 2 * k).unwrap_or(u16::MAX);
-            if u64::from(v) >= order_length {
-                let at = face_table.record(i as u64) + 2 + 2 * k as u64;
-                return Err(r.invalid(
-                    "face data",
-                    at,
-                    format!("face {i} names vertex {v}, but the mesh has {order_length} reordered vertices"),
-                ));
-            }
-            *corner = u32::from(v);
-        }
+    let mut triangles = Vec::with_capacity(face_count as usize);
+    let mut tags = Vec::with_capacity(face_count as usize);
+    let mut highest_corner = 0u16;
+    for face in face_bytes.as_chunks::<{ FACE_RECORD_SIZE as usize }>().0 {
+        let [tag, a, b, c]: [u16; 4] = bytemuck::cast::<_, [[u8; 2]; 4]>(*face).map(u16::from_le_bytes);
+        highest_corner = highest_corner.max(a).max(b).max(c);
         // Stored clockwise; swap B and C for a counter-clockwise front face.
-        let [a, b, c] = corners;
-        stored_faces.push(([a, c, b], tag));
+        triangles.push([u32::from(a), u32::from(c), u32::from(b)]);
+        tags.push(tag);
+    }
+    // Corners are checked all at once; the failing one is searched only when there is one.
+    if u64::from(highest_corner) >= order_length {
+        let bad = face_bytes.as_chunks::<{ FACE_RECORD_SIZE as usize }>().0.iter().enumerate().find_map(|(i, face)| {
+            let words: [u16; 4] = bytemuck::cast::<_, [[u8; 2]; 4]>(*face).map(u16::from_le_bytes);
+            (1..4).find_map(|k| words.get(k).filter(|&&v| u64::from(v) >= order_length).map(|&v| (i, k, v)))
+        });
+        let (i, k, v) = bad.unwrap_or((0, 1, highest_corner));
+        let at = face_table.record(i as u64) + 2 * k as u64;
+        return Err(r.invalid(
+            "face data",
+            at,
+            format!("face {i} names vertex {v}, but the mesh has {order_length} reordered vertices"),
+        ));
     }
 
     let mut materials = Vec::with_capacity(material_count as usize);
@@ -426,39 +432,58 @@ fn decode_mesh(
     // Group triangles by the material whose vertex range holds their first corner; triangles
     // in no range are drawn last with no material.
     let material_of = |v: u32| ranges.iter().position(|&(s, e)| v >= s && v <= e);
-    let mut buckets: Vec<Vec<([u32; 3], u16)>> = vec![Vec::new(); ranges.len() + 1];
-    for (tri, tag) in stored_faces {
-        let slot = material_of(tri[0]).unwrap_or(ranges.len());
-        if let Some(bucket) = buckets.get_mut(slot) {
-            bucket.push((tri, tag));
+    // Triangles grouped by slot (the last slot is "no material"), keeping file order within a
+    // slot. Files list faces material by material, so the common case is one copy; otherwise a
+    // counting sort places them.
+    let no_material = ranges.len();
+    let slots: Vec<usize> = triangles.iter().map(|tri| material_of(tri[0]).unwrap_or(no_material)).collect();
+    let mut counts = vec![0usize; no_material + 1];
+    for run in slots.chunk_by(|a, b| a == b) {
+        if let Some(count) = run.first().and_then(|&slot| counts.get_mut(slot)) {
+            *count += run.len();
         }
     }
-    let mut triangles = Vec::new();
-    let mut tags = Vec::new();
+    if !slots.is_sorted() {
+        let mut next: Vec<usize> = counts
+            .iter()
+            .scan(0usize, |start, &count| {
+                let first = *start;
+                *start += count;
+                Some(first)
+            })
+            .collect();
+        let mut grouped = vec![[0u32; 3]; triangles.len()];
+        let mut grouped_tags = vec![0u16; tags.len()];
+        for ((&tri, &tag), &slot) in triangles.iter().zip(&tags).zip(&slots) {
+            let Some(at) = next.get_mut(slot) else { continue };
+            if let (Some(t), Some(g)) = (grouped.get_mut(*at), grouped_tags.get_mut(*at)) {
+                *t = tri;
+                *g = tag;
+            }
+            *at += 1;
+        }
+        triangles = grouped;
+        tags = grouped_tags;
+    }
     let mut submeshes = Vec::new();
-    for (slot, bucket) in buckets.into_iter().enumerate() {
+    let mut first_triangle = 0usize;
+    for (slot, &count) in counts.iter().enumerate() {
         let range = ranges.get(slot).copied();
-        if range.is_none() && bucket.is_empty() {
+        if range.is_none() && count == 0 {
             continue;
         }
         if range.is_none() {
-            warnings.push(format!(
-                "{name}: {} triangles lie in no material's vertex range; drawn untextured",
-                bucket.len()
-            ));
+            warnings.push(format!("{name}: {count} triangles lie in no material's vertex range; drawn untextured"));
         }
         let (vertex_start, vertex_end) = range.unwrap_or((0, 0));
         submeshes.push(Submesh {
             material: range.map(|_| material_base + slot),
-            first_triangle: triangles.len() as u32,
-            triangle_count: bucket.len() as u32,
+            first_triangle: first_triangle as u32,
+            triangle_count: count as u32,
             vertex_start,
             vertex_end,
         });
-        for (tri, tag) in bucket {
-            triangles.push(tri);
-            tags.push(tag);
-        }
+        first_triangle += count;
     }
 
     let render_positions = crate::scene::expand_positions(&source_positions, &vertex_source);
@@ -513,14 +538,18 @@ fn stored_normals(r: &Reader, rec: u64, order_length: u64) -> Result<Option<Vec<
     }
     let table = r.table(offset, order_length, 12, "normals table").map_err(|e| e.to_string())?;
     let bytes = r.bytes(table.offset, table.end() - table.offset, "normals table").map_err(|e| e.to_string())?;
-    let mut normals = Vec::with_capacity(order_length as usize);
-    for (i, entry) in bytes.chunks_exact(12).enumerate() {
-        let axis = |a: usize| le_f32(entry, 4 * a).unwrap_or(f32::NAN);
-        let n = Vec3::new(axis(0), axis(1), axis(2));
-        match n.try_normalize() {
-            Some(unit) => normals.push(unit),
-            None => return Err(format!("entry {i} at {:#x} is not a usable direction", table.record(i as u64))),
-        }
+    let entries = bytes.as_chunks::<12>().0;
+    let normals: Vec<Vec3> = entries
+        .iter()
+        .map(|entry| {
+            let words: [[u8; 4]; 3] = bytemuck::cast(*entry);
+            // A zero or non-finite entry becomes NaN, found below.
+            Vec3::from_array(words.map(f32::from_le_bytes)).try_normalize().unwrap_or(Vec3::NAN)
+        })
+        .collect();
+    if !normals.iter().fold(true, |all, n| all & n.is_finite()) {
+        let i = normals.iter().position(|n| !n.is_finite()).unwrap_or(0);
+        return Err(format!("entry {i} at {:#x} is not a usable direction", table.record(i as u64)));
     }
     Ok(Some(normals))
 }
