@@ -243,7 +243,10 @@ pub struct Assets {
 /// that every model's search passes through (the folders above a player model, where a skin's
 /// written path is tried) is read once per batch instead of once per model.
 #[derive(Debug, Default, Clone)]
-pub struct SharedListings(Arc<std::sync::Mutex<HashMap<FolderSource, Arc<OnceLock<Arc<Folder>>>>>>);
+pub struct SharedListings(Arc<std::sync::Mutex<HashMap<FolderSource, ListingSlot>>>);
+
+/// One folder's place in [`SharedListings`]: filled once, by the first open that needs it.
+type ListingSlot = Arc<OnceLock<Arc<Folder>>>;
 
 impl Assets {
     pub fn new() -> Self {
