@@ -83,6 +83,33 @@ fn clip_keys<T: Copy>(track: &Track<T>, sequence: SequenceKeys, map: impl Fn(T) 
     ))
 }
 
+/// [`clip_keys`] for a track only one clip reads per sequence (a bone's): a sequence's own keys
+/// move into the clip and are turned to scene axes in place, so opening a model with many
+/// sequences and bones copies no keys. A global-sequence track plays in every clip, so each
+/// clip gets a copy of it.
+fn take_clip_keys<T: Copy>(
+    track: &mut Track<T>,
+    sequence: SequenceKeys,
+    map: impl Fn(T) -> T,
+) -> Option<(Curve<T>, TrackTime)> {
+    if track.global_sequence.is_some() {
+        return clip_keys(track, sequence, map);
+    }
+    if sequence.missing {
+        return None;
+    }
+    let (_, time) = track.keys_for(sequence.index);
+    let mut curve = std::mem::take(track.sequences.get_mut(sequence.index).filter(|c| !c.is_empty())?);
+    for key in &mut curve.keys {
+        key.value = map(key.value);
+    }
+    for [tangent_in, tangent_out] in &mut curve.tangents {
+        *tangent_in = map(*tangent_in);
+        *tangent_out = map(*tangent_out);
+    }
+    Some((curve, time))
+}
+
 /// Texture flags 0x1 (wrap X) and 0x2 (wrap Y) choose repeat on that axis; without them the
 /// axis clamps, as WoW Model Viewer sets `GL_CLAMP_TO_EDGE` and wow.export `CLAMP_TO_EDGE`.
 pub fn texture_wrap(flags: u32) -> [TextureWrap; 2] {
@@ -96,7 +123,10 @@ fn static_or<T: Copy>(track: &Track<T>, default: T) -> T {
 
 /// Builds the scene. `skin` is the chosen profile (`None`: no geometry, only the skeleton,
 /// clips and markers).
-pub fn build(model: &M2Model, skin: Option<&Skin>, options: &BuildOptions, input_len: u64) -> Scene {
+///
+/// Each bone's per-sequence keys move into their clip: the model's bone tracks are left empty
+/// (global-sequence tracks, which every clip plays, stay).
+pub fn build(model: &mut M2Model, skin: Option<&Skin>, options: &BuildOptions, input_len: u64) -> Scene {
     let mut scene = Scene::new(FormatKind::WowM2, SceneKind::Mesh);
     scene.version = model.version;
     scene.warnings = model.warnings.clone();
@@ -189,11 +219,13 @@ fn build_meshes(model: &M2Model, skin: &Skin, scene: &mut Scene) -> Vec<Option<u
             out.push(None);
             continue;
         };
-        let mut source_positions = Vec::new();
-        let mut normals = Vec::new();
-        let mut uvs = Vec::new();
-        let mut ranges = Vec::new();
-        let mut influences = Vec::new();
+        // Sized from the submesh's vertex count, bounded by its corners (checked above).
+        let expected = usize::from(sub.vertex_count).min(count);
+        let mut source_positions = Vec::with_capacity(expected);
+        let mut normals = Vec::with_capacity(expected);
+        let mut uvs = Vec::with_capacity(expected);
+        let mut ranges = Vec::with_capacity(expected);
+        let mut influences = Vec::with_capacity(expected * 2);
         let mut triangles = Vec::with_capacity(count / 3);
         let stamp_value = si as u32;
         'tri: for tri in indices.chunks_exact(3) {
@@ -401,7 +433,7 @@ fn build_materials(
 }
 
 fn build_clips(
-    model: &M2Model,
+    model: &mut M2Model,
     skin: Option<&Skin>,
     unit_materials: &[Option<usize>],
     input_len: u64,
@@ -439,7 +471,7 @@ fn build_clips(
                 anim_file_suffix(seq.id, seq.variation)
             ));
         }
-        bone_channels(model, sequence, &mut budget, &joint_names, &mut clip);
+        bone_channels(&mut model.bones, sequence, &mut budget, &joint_names, &mut clip);
         if let Some(skin) = skin {
             material_channels(model, skin, unit_materials, sequence, &mut clip);
         }
@@ -458,7 +490,7 @@ fn build_clips(
         warnings: Vec::new(),
     };
     let only_global = SequenceKeys { index: 0, missing: true };
-    bone_channels(model, only_global, &mut budget, &joint_names, &mut globals);
+    bone_channels(&mut model.bones, only_global, &mut budget, &joint_names, &mut globals);
     if let Some(skin) = skin {
         material_channels(model, skin, unit_materials, only_global, &mut globals);
     }
@@ -478,17 +510,17 @@ fn build_clips(
 
 /// The skeleton channel of one sequence (or of the global tracks alone) and its track reports.
 fn bone_channels(
-    model: &M2Model,
+    bones: &mut [super::model::Bone],
     sequence: SequenceKeys,
     budget: &mut u64,
     joint_names: &[std::sync::Arc<str>],
     clip: &mut Clip,
 ) {
     let mut joints = Vec::new();
-    for (b, bone) in model.bones.iter().enumerate() {
-        let t = clip_keys(&bone.translation, sequence, axes::position);
-        let r = clip_keys(&bone.rotation, sequence, axes::rotation);
-        let sc = clip_keys(&bone.scale, sequence, axes::scale);
+    for (b, bone) in bones.iter_mut().enumerate() {
+        let t = take_clip_keys(&mut bone.translation, sequence, axes::position);
+        let r = take_clip_keys(&mut bone.rotation, sequence, axes::rotation);
+        let sc = take_clip_keys(&mut bone.scale, sequence, axes::scale);
         if t.is_none() && r.is_none() && sc.is_none() {
             continue;
         }
@@ -534,7 +566,7 @@ fn bone_channels(
         joints.push(track);
         clip.tracks.push(report);
     }
-    if !model.bones.is_empty() {
+    if !bones.is_empty() {
         clip.channels.push(Channel::BoneTracks { skeleton: 0, joints });
     }
 }
@@ -778,7 +810,7 @@ mod tests {
     /// The rest pose plays it too.
     #[test]
     fn global_tracks_read_the_global_clock_in_clips_and_the_rest_pose() {
-        let scene = build(&model_with_a_global_track(), None, &BuildOptions::default(), 1 << 16);
+        let scene = build(&mut model_with_a_global_track(), None, &BuildOptions::default(), 1 << 16);
         let x_at = |clip: Option<usize>, clip_time: f32, global: f32| {
             let mut pose = Pose::default();
             pose.global_time = Some(global);
@@ -801,7 +833,7 @@ mod tests {
         bone.translation.global_sequence = None;
         // Keys in sequence 1 only.
         bone.translation.sequences = vec![Curve::default(), bone.translation.sequences[0].clone()];
-        let scene = build(&model, None, &BuildOptions::default(), 1 << 16);
+        let scene = build(&mut model, None, &BuildOptions::default(), 1 << 16);
         let joints = |clip: usize| match &scene.clips[clip].channels[0] {
             Channel::BoneTracks { joints, .. } => joints.len(),
             _ => panic!("bone tracks first"),
