@@ -112,7 +112,7 @@ pub fn convert_dir(input_dir: &Path, output_dir: &Path, format: BatchFormat) -> 
     // other threads idle at the end. The report keeps the sorted input order.
     let mut largest_first: Vec<(u64, usize)> =
         files.iter().enumerate().map(|(i, p)| (std::fs::metadata(p).map_or(0, |m| m.len()), i)).collect();
-    largest_first.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    largest_first.sort_by_key(|&(size, index)| (std::cmp::Reverse(size), index));
     let mut outcomes: Vec<(usize, PathBuf, Outcome)> = largest_first
         .par_iter()
         .with_max_len(1)

@@ -227,7 +227,7 @@ impl Aabb {
 
     pub fn from_points<'a>(points: impl IntoIterator<Item = &'a Vec3>) -> Aabb {
         // Without a branch per point: a non-finite point keeps the box as it was.
-        let (mut min, mut max) = (glam::Vec3A::splat(f32::INFINITY), glam::Vec3A::splat(f32::NEG_INFINITY));
+        let (mut min, mut max) = (glam::Vec3A::from(Aabb::EMPTY.min), glam::Vec3A::from(Aabb::EMPTY.max));
         for &p in points {
             let p = glam::Vec3A::from(p);
             let keep = glam::BVec3A::splat(p.is_finite());
@@ -1173,50 +1173,22 @@ pub fn compute_normals(positions: &[Vec3], triangles: &[[u32; 3]]) -> Vec<Vec3> 
 
 /// [`compute_normals`] into a buffer the caller keeps (the renderer, for every animated frame).
 pub fn compute_normals_into(positions: &[Vec3], triangles: &[[u32; 3]], normals: &mut Vec<Vec3>) {
-    // In passes over arrays, with the same arithmetic as `try_normalize` (so the same bits):
-    // every face's cross product, then the reciprocal lengths in one loop that vectorises
-    // (square root and division are exact in SIMD too), then the sums per corner. In one pass
-    // per face, each corner's read-add-write waited on the square root before it.
-    let points: Vec<glam::Vec3A> = positions.iter().map(|&p| glam::Vec3A::from(p)).collect();
-    let crosses: Vec<glam::Vec3A> = triangles
-        .iter()
-        .map(|tri| match tri.map(|i| points.get(i as usize).copied()) {
-            [Some(a), Some(b), Some(c)] => (b - a).cross(c - a),
-            _ => glam::Vec3A::ZERO,
-        })
-        .collect();
-    let scales = reciprocal_lengths(&crosses);
-    let mut sums = vec![glam::Vec3A::ZERO; positions.len()];
-    for ((tri, &cross), &scale) in triangles.iter().zip(&crosses).zip(&scales) {
-        // A degenerate face (no finite, positive reciprocal length) is skipped.
-        if !(scale.is_finite() && scale > 0.0) {
-            continue;
-        }
-        let face = cross * scale;
-        for &i in tri {
-            if let Some(n) = sums.get_mut(i as usize) {
-                *n += face;
+    normals.clear();
+    normals.resize(positions.len(), Vec3::ZERO);
+    for tri in triangles {
+        let [a, b, c] = tri.map(|i| positions.get(i as usize).copied());
+        if let (Some(a), Some(b), Some(c)) = (a, b, c) {
+            let Some(face) = (b - a).cross(c - a).try_normalize() else { continue };
+            for &i in tri {
+                if let Some(n) = normals.get_mut(i as usize) {
+                    *n += face;
+                }
             }
         }
     }
-    let scales = reciprocal_lengths(&sums);
-    normals.clear();
-    normals.extend(
-        sums.iter().zip(&scales).map(
-            |(&n, &scale)| {
-                if scale.is_finite() && scale > 0.0 { Vec3::from(n * scale) } else { Vec3::Y }
-            },
-        ),
-    );
-}
-
-/// `1 / |v|` for each vector, as `Vec3A::length_recip` computes it, in a loop that vectorises.
-fn reciprocal_lengths(vectors: &[glam::Vec3A]) -> Vec<f32> {
-    let mut scales: Vec<f32> = vectors.iter().map(|v| v.length_squared()).collect();
-    for scale in &mut scales {
-        *scale = 1.0 / scale.sqrt();
+    for n in normals.iter_mut() {
+        *n = n.try_normalize().unwrap_or(Vec3::Y);
     }
-    scales
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use super::skin::Skin;
 use super::tracks::Track;
 use crate::scene::{
     Aabb, AlphaMode, BlendMode, Channel, Clip, Curve, DetailRow, DetailSection, FormatKind, Influence, Joint,
-    JointTracks, Key, Material, Mesh, Node, NodeKind, RawField, Scene, SceneKind, Skeleton, SkinWeights, Submesh,
+    JointTracks, Material, Mesh, Node, NodeKind, RawField, Scene, SceneKind, Skeleton, SkinWeights, Submesh,
     TextureWrap, TrackReport, TrackTime,
 };
 
@@ -72,15 +72,20 @@ fn clip_keys<T: Copy>(track: &Track<T>, sequence: SequenceKeys, map: impl Fn(T) 
         return None;
     }
     let (curve, time) = track.keys_for(sequence.index);
-    let curve = curve.filter(|c| !c.is_empty())?;
-    Some((
-        Curve {
-            keys: curve.keys.iter().map(|k| Key { time: k.time, value: map(k.value) }).collect(),
-            interpolation: curve.interpolation,
-            tangents: curve.tangents.iter().map(|&[i, o]| [map(i), map(o)]).collect(),
-        },
-        time,
-    ))
+    let mut curve = curve.filter(|c| !c.is_empty())?.clone();
+    to_scene_axes(&mut curve, map);
+    Some((curve, time))
+}
+
+/// Turns a curve's values and tangents with `map` (file axes to scene axes), in place.
+fn to_scene_axes<T: Copy>(curve: &mut Curve<T>, map: impl Fn(T) -> T) {
+    for key in &mut curve.keys {
+        key.value = map(key.value);
+    }
+    for [tangent_in, tangent_out] in &mut curve.tangents {
+        *tangent_in = map(*tangent_in);
+        *tangent_out = map(*tangent_out);
+    }
 }
 
 /// [`clip_keys`] for a track only one clip reads per sequence (a bone's): a sequence's own keys
@@ -100,13 +105,7 @@ fn take_clip_keys<T: Copy>(
     }
     let (_, time) = track.keys_for(sequence.index);
     let mut curve = std::mem::take(track.sequences.get_mut(sequence.index).filter(|c| !c.is_empty())?);
-    for key in &mut curve.keys {
-        key.value = map(key.value);
-    }
-    for [tangent_in, tangent_out] in &mut curve.tangents {
-        *tangent_in = map(*tangent_in);
-        *tangent_out = map(*tangent_out);
-    }
+    to_scene_axes(&mut curve, map);
     Some((curve, time))
 }
 
@@ -765,6 +764,7 @@ fn model_details(model: &M2Model, skin: Option<&Skin>, options: &BuildOptions, s
 mod tests {
     use super::*;
     use crate::formats::m2::model::{Bone, Sequence};
+    use crate::scene::Key;
     use crate::scene::anim::Pose;
 
     /// One bone whose translation is a two-key track on global sequence 0 (200 ms: x from 0 to

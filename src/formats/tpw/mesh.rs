@@ -305,6 +305,18 @@ impl TextureTables {
     }
 }
 
+/// Appends a batch of four to `out`, stopping at `count` entries: the last batch may hold
+/// padding. A whole batch is a fixed-size copy; a slice of varying length would call `memcpy`
+/// for every batch.
+fn push_batch<T: Copy>(out: &mut Vec<T>, batch: [T; 4], count: usize) {
+    let room = count.saturating_sub(out.len());
+    if room >= 4 {
+        out.extend(batch);
+    } else {
+        out.extend(batch.into_iter().take(room));
+    }
+}
+
 fn batch_table(r: &Reader, offset: u64, count: u64, axes: u64, field: &str) -> DecodeResult<Table> {
     let batches = count.div_ceil(4);
     r.table(offset, batches, axes * 16, field)
@@ -348,14 +360,7 @@ fn decode_mesh(
         let words: [[u8; 4]; 12] = bytemuck::cast(*batch);
         let [x0, x1, x2, x3, y0, y1, y2, y3, z0, z1, z2, z3] = words.map(f32::from_le_bytes);
         let quad = [Vec3::new(x0, y0, z0), Vec3::new(x1, y1, z1), Vec3::new(x2, y2, z2), Vec3::new(x3, y3, z3)];
-        // The last batch may hold padding past the vertex count. A whole batch is a fixed-size
-        // copy; a slice of varying length would call `memcpy` for every 48 bytes.
-        let room = (vertex_count as usize).saturating_sub(source_positions.len());
-        if room >= 4 {
-            source_positions.extend(quad);
-        } else {
-            source_positions.extend(quad.into_iter().take(room));
-        }
+        push_batch(&mut source_positions, quad, vertex_count as usize);
     }
     // One pass without branches; the failing vertex is searched only when there is one.
     if !source_positions.iter().fold(true, |all, p| all & p.is_finite()) {
@@ -386,12 +391,7 @@ fn decode_mesh(
         let [u0, u1, u2, u3, v0, v1, v2, v3] = words.map(f32::from_le_bytes);
         let quad = [Vec2::new(u0, v0), Vec2::new(u1, v1), Vec2::new(u2, v2), Vec2::new(u3, v3)]
             .map(|uv| if uv.is_finite() { uv } else { Vec2::ZERO });
-        let room = (order_length as usize).saturating_sub(uvs.len());
-        if room >= 4 {
-            uvs.extend(quad);
-        } else {
-            uvs.extend(quad.into_iter().take(room));
-        }
+        push_batch(&mut uvs, quad, order_length as usize);
     }
 
     let face_bytes = r.bytes(face_table.offset, face_table.end() - face_table.offset, "face data")?;
