@@ -317,6 +317,10 @@ impl Assets {
 
     /// Resolves a texture name as a model states it: see [`resolve_texture`].
     pub fn resolve_texture(&mut self, name: &str, search: &[PathBuf]) -> Option<Asset> {
+        // Nothing to search and no absolute path: nothing can resolve, and nothing is cached.
+        if search.is_empty() && !Path::new(name.trim()).is_absolute() {
+            return None;
+        }
         let key = (name.to_string(), search.to_vec());
         if let Some(found) = self.resolved.get(&key) {
             return found.clone();

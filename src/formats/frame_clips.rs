@@ -8,8 +8,12 @@ pub const UNNAMED_CLIP: &str = "all";
 /// The clip a frame belongs to: its name minus trailing digits (`stand01` → `stand`); a name
 /// that is all digits stays whole.
 pub fn clip_of(frame_name: &str) -> &str {
-    let trimmed = frame_name.trim_end_matches(|c: char| c.is_ascii_digit());
-    if trimmed.is_empty() { frame_name } else { trimmed }
+    // Byte-wise: every byte after the last non-digit is an ASCII digit, so the cut is always
+    // at a character boundary.
+    match frame_name.bytes().rposition(|b| !b.is_ascii_digit()) {
+        Some(last) => frame_name.get(..=last).unwrap_or(frame_name),
+        None => frame_name,
+    }
 }
 
 /// Consecutive frames sharing a clip name, as `(name, first, last)`. A name that comes back
@@ -54,6 +58,9 @@ mod tests {
         assert_eq!(clip_of("stand01"), "stand");
         assert_eq!(clip_of("crpain4"), "crpain");
         assert_eq!(clip_of("123"), "123");
+        assert_eq!(clip_of("dé1"), "dé");
+        assert_eq!(clip_of("é"), "é");
+        assert_eq!(clip_of(""), "");
     }
 
     #[test]

@@ -197,6 +197,7 @@ pub fn read(data: &[u8]) -> DecodeResult<Md2File> {
             .chunks_exact(4)
             .map(|v| Vec3::from_array([0, 1, 2].map(|k| f32::from(v.get(k).copied().unwrap_or(0)))) * scale + translate)
             .collect();
+        let name = String::from_utf8_lossy(name);
         let normal_indices: Vec<u8> = verts.chunks_exact(4).map(|v| v.get(3).copied().unwrap_or(0)).collect();
         if let Some(bad) = normal_indices.iter().find(|&&n| usize::from(n) >= normals::NORMALS.len()) {
             warnings.push(format!("frame {f} ({name}): normal index {bad} is past the 162-entry table; using up"));
@@ -214,22 +215,22 @@ pub fn read(data: &[u8]) -> DecodeResult<Md2File> {
     })
 }
 
-/// A frame's name, scale, translate and packed vertices, checked.
+/// A frame's name bytes, scale, translate and packed vertices, checked.
 fn frame_parts<'a>(
     r: &Reader<'a>,
     table: &crate::formats::reader::Table,
     f: u64,
     num_xyz: u64,
-) -> DecodeResult<(std::borrow::Cow<'a, str>, Vec3, Vec3, &'a [u8])> {
+) -> DecodeResult<(&'a [u8], Vec3, Vec3, &'a [u8])> {
     let at = table.record(f);
     let [sx, sy, sz, tx, ty, tz] = r.f32s::<6>(at, "frame scale and translate")?;
     let (scale, translate) = (Vec3::new(sx, sy, sz), Vec3::new(tx, ty, tz));
     if !scale.is_finite() || !translate.is_finite() {
         return Err(r.invalid("frame scale", at, format!("frame {f} has a non-finite scale or translate")));
     }
-    // The 16-byte name up to its NUL, borrowed from the file when it is valid UTF-8.
+    // The 16-byte name up to its NUL, as stored.
     let field = r.bytes(at + 24, 16, "frame name")?;
-    let name = String::from_utf8_lossy(field.split(|&b| b == 0).next().unwrap_or(&[]));
+    let name = field.split(|&b| b == 0).next().unwrap_or(&[]);
     let verts = r.bytes(at + FRAME_HEADER_SIZE, 4 * num_xyz, "frame vertices")?;
     Ok((name, scale, translate, verts))
 }
@@ -254,31 +255,39 @@ fn read_layout(r: &Reader) -> DecodeResult<Layout> {
 
     let tri_table = r.table(offset(h.ofs_tris), count(h.num_tris), 12, "triangles")?;
     let tri_bytes = r.bytes(tri_table.offset, tri_table.end() - tri_table.offset, "triangles")?;
-    // Indices are signed shorts: one below both the count and 32768 is valid. Checked with one
-    // comparison per index on whole 12-byte records; the error path finds which one failed.
-    let xyz_limit = num_xyz.min(0x8000) as u32;
-    let st_limit = num_st.min(0x8000) as u32;
+    // Indices are signed shorts: one below both the count and 32768 is valid. The highest index
+    // of each kind is kept with no branch per triangle (the loop vectorises); only a file that
+    // fails is searched for its first bad triangle.
+    let xyz_limit = num_xyz.min(0x8000) as u16;
+    let st_limit = num_st.min(0x8000) as u16;
     let (records, _) = tri_bytes.as_chunks::<12>();
     let mut triangles = Vec::with_capacity(records.len());
-    for (i, &[x0, x1, y0, y1, z0, z1, s0, s1, t0, t1, u0, u1]) in records.iter().enumerate() {
+    let (mut highest_xyz, mut highest_st) = (0u16, 0u16);
+    for &[x0, x1, y0, y1, z0, z1, s0, s1, t0, t1, u0, u1] in records {
         let xyz = [[x0, x1], [y0, y1], [z0, z1]].map(u16::from_le_bytes);
         let sts = [[s0, s1], [t0, t1], [u0, u1]].map(u16::from_le_bytes);
-        let at = tri_table.record(i as u64);
-        if let Some(&bad) = xyz.iter().find(|&&v| u32::from(v) >= xyz_limit) {
-            return Err(r.invalid(
-                "triangle vertex index",
-                at,
-                format!("triangle {i} names vertex {} of {num_xyz}", bad as i16),
-            ));
-        }
-        if let Some(&bad) = sts.iter().find(|&&v| u32::from(v) >= st_limit) {
-            return Err(r.invalid(
-                "triangle texture coordinate index",
-                at + 6,
-                format!("triangle {i} names texture coordinate {} of {num_st}", bad as i16),
-            ));
-        }
+        highest_xyz = xyz.iter().fold(highest_xyz, |high, &v| high.max(v));
+        highest_st = sts.iter().fold(highest_st, |high, &v| high.max(v));
         triangles.push((xyz, sts));
+    }
+    if highest_xyz >= xyz_limit || highest_st >= st_limit {
+        for (i, (xyz, sts)) in triangles.iter().enumerate() {
+            let at = tri_table.record(i as u64);
+            if let Some(&bad) = xyz.iter().find(|&&v| v >= xyz_limit) {
+                return Err(r.invalid(
+                    "triangle vertex index",
+                    at,
+                    format!("triangle {i} names vertex {} of {num_xyz}", bad as i16),
+                ));
+            }
+            if let Some(&bad) = sts.iter().find(|&&v| v >= st_limit) {
+                return Err(r.invalid(
+                    "triangle texture coordinate index",
+                    at + 6,
+                    format!("triangle {i} names texture coordinate {} of {num_st}", bad as i16),
+                ));
+            }
+        }
     }
 
     let frame_table = r.table(offset(h.ofs_frames), count(h.num_frames), count(h.frame_size), "frames")?;
@@ -293,37 +302,44 @@ fn read_layout(r: &Reader) -> DecodeResult<Layout> {
 }
 
 /// Walks the command list to its zero word, checking every count and vertex index. The list
-/// is fetched once as a checked slice and read word by word from it.
+/// is fetched once as a checked slice of words; each command's vertex indices are checked with
+/// no branch per vertex, and only a failing command is searched for its bad index.
 fn parse_gl_commands(r: &Reader, h: &Header) -> Result<Vec<(bool, u32)>, String> {
-    let words = count(h.num_glcmds);
-    if words == 0 {
+    let word_count = count(h.num_glcmds);
+    if word_count == 0 {
         return Ok(Vec::new());
     }
-    let bytes = r.bytes(offset(h.ofs_glcmds), words.saturating_mul(4), "OpenGL commands").map_err(|e| e.to_string())?;
-    let word = |i: u64| -> Option<i32> {
-        let at = usize::try_from(i.checked_mul(4)?).ok()?;
-        let b: [u8; 4] = bytes.get(at..at.checked_add(4)?)?.try_into().ok()?;
-        Some(i32::from_le_bytes(b))
-    };
+    let bytes =
+        r.bytes(offset(h.ofs_glcmds), word_count.saturating_mul(4), "OpenGL commands").map_err(|e| e.to_string())?;
+    let (words, _) = bytes.as_chunks::<4>();
+    // A negative index reads as a huge unsigned one, so one comparison covers both ends.
+    let limit = u32::try_from(h.num_xyz).unwrap_or(0);
     let mut commands = Vec::new();
-    let mut at = 0u64;
+    let mut rest = words;
     loop {
-        let n = word(at).ok_or_else(|| format!("no terminating zero within {words} words"))?;
-        at += 1;
+        let at = words.len() - rest.len();
+        let (&first, after) =
+            rest.split_first().ok_or_else(|| format!("no terminating zero within {word_count} words"))?;
+        let n = i32::from_le_bytes(first);
         if n == 0 {
             return Ok(commands);
         }
-        let vertices = u64::from(n.unsigned_abs());
-        if at + 3 * vertices > words {
-            return Err(format!("command at word {} runs past the list", at - 1));
+        let vertices = n.unsigned_abs() as usize;
+        let body_words = vertices.checked_mul(3).filter(|&w| w <= after.len());
+        let Some((body, next)) = body_words.map(|w| after.split_at(w)) else {
+            return Err(format!("command at word {at} runs past the list"));
+        };
+        // Each vertex is three words: s, t and the vertex index.
+        let (triples, _) = body.as_chunks::<3>();
+        if triples.iter().fold(false, |bad, &[_, _, index]| bad | (u32::from_le_bytes(index) >= limit)) {
+            let index = triples
+                .iter()
+                .map(|&[_, _, index]| i32::from_le_bytes(index))
+                .find(|&index| index < 0 || index >= h.num_xyz)
+                .unwrap_or(-1);
+            return Err(format!("command at word {at} names vertex {index}"));
         }
-        for k in 0..vertices {
-            let index = word(at + 3 * k + 2).unwrap_or(-1);
-            if index < 0 || index >= h.num_xyz {
-                return Err(format!("command at word {} names vertex {index}", at - 1));
-            }
-        }
-        at += 3 * vertices;
+        rest = next;
         commands.push((n > 0, vertices as u32));
     }
 }
@@ -348,28 +364,42 @@ const SCENE_LANES: [u8; 3] = [0, 2, 1];
 static SCENE_NORMALS: std::sync::LazyLock<Arc<[Vec3]>> =
     std::sync::LazyLock::new(|| normals::NORMALS.iter().map(|&n| to_scene(Vec3::from_array(n))).collect());
 
-/// The highest normal index among packed vertices (byte 3 of each 4-byte record). A running
-/// byte-wise max over 64 bytes at a time keeps one lane per byte position, which compiles to
-/// wide loads and `pmaxub` even on baseline x86-64 (an unsigned 32-bit max has no SSE2
-/// instruction and costs six); the lanes at positions 3, 7, 11, ... hold the normals' maximum.
-fn highest_normal_index(records: &[u8]) -> u8 {
+/// Per-byte limits over four packed vertices: 255 for position bytes, which no byte exceeds,
+/// and the table's last index for each normal byte.
+const NORMAL_BYTE_LIMITS: [u8; 16] = {
+    let last = (normals::NORMALS.len() - 1) as u8;
+    [255, 255, 255, last, 255, 255, 255, last, 255, 255, 255, last, 255, 255, 255, last]
+};
+
+/// Whether any packed vertex (4-byte record, normal index in byte 3) names a normal past the
+/// table. Each byte's excess over its limit (`saturating_sub`: zero for position bytes) is
+/// OR-ed into 16-byte accumulators, which compiles to wide loads, `psubusb` and `por` on
+/// baseline x86-64 with no per-byte branch; the accumulators are reduced once per call.
+fn has_normal_past_table(records: &[u8]) -> bool {
+    // Opaque to the optimiser: knowing that position bytes can never exceed 255, it would
+    // otherwise drop them and gather every fourth byte one at a time, which is 1.8× slower.
+    let limits = std::hint::black_box(NORMAL_BYTE_LIMITS);
     let (wide, rest) = records.as_chunks::<64>();
-    // Four 16-byte accumulators, one per quarter of the chunk, so each stays in a register.
-    let mut lanes = [[0u8; 16]; 4];
+    // Four accumulators, one per quarter of a chunk, so each stays in a register.
+    let mut excess = [[0u8; 16]; 4];
     for chunk in wide {
         let (quarters, _) = chunk.as_chunks::<16>();
-        for (lane, quarter) in lanes.iter_mut().zip(quarters) {
-            for (a, &b) in lane.iter_mut().zip(quarter) {
-                *a = (*a).max(b);
+        for (acc, quarter) in excess.iter_mut().zip(quarters) {
+            for ((a, &b), &limit) in acc.iter_mut().zip(quarter).zip(&limits) {
+                *a |= b.saturating_sub(limit);
             }
         }
     }
-    let (tail, _) = rest.as_chunks::<4>();
-    let from_lanes = lanes
-        .iter()
-        .flat_map(|lane| lane.as_chunks::<4>().0)
-        .fold(0, |highest, &[_, _, _, normal]| highest.max(normal));
-    tail.iter().fold(from_lanes, |highest, &[_, _, _, normal]| highest.max(normal))
+    let (sixteens, tail) = rest.as_chunks::<16>();
+    let [first, ..] = &mut excess;
+    for quarter in sixteens {
+        for ((a, &b), &limit) in first.iter_mut().zip(quarter).zip(&limits) {
+            *a |= b.saturating_sub(limit);
+        }
+    }
+    let any_wide = excess.iter().fold(0u128, |all, acc| all | u128::from_ne_bytes(*acc)) != 0;
+    let (last_records, _) = tail.as_chunks::<4>();
+    any_wide || last_records.iter().any(|&[_, _, _, normal]| usize::from(normal) >= normals::NORMALS.len())
 }
 
 fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> DecodeResult<SceneFrames> {
@@ -381,7 +411,7 @@ fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> Dec
         table: FrameTable {
             times: Vec::with_capacity(count_frames),
             transforms: Vec::with_capacity(count_frames),
-            name_text: String::with_capacity(count_frames * 16),
+            name_text: String::new(),
             name_ranges: Vec::with_capacity(count_frames),
         },
         first_record: usize::try_from(table.offset.saturating_add(FRAME_HEADER_SIZE)).unwrap_or(usize::MAX),
@@ -393,35 +423,52 @@ fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> Dec
     // its error.
     let block = r.bytes(table.offset, table.end().saturating_sub(table.offset), "frames")?;
     let frames = block.chunks_exact(out.frame_stride.max(1)).take(count_frames);
+    // Names gather as bytes and are checked as UTF-8 once, after the loop.
+    let mut name_bytes: Vec<u8> = Vec::with_capacity(count_frames * 16);
     for (f, frame) in (0..table.count).zip(frames) {
         let parsed = frame.split_first_chunk::<{ FRAME_HEADER_SIZE as usize }>().and_then(|(header, rest)| {
             let (numbers, name_field) = header.split_at(24);
             let &[sx, sy, sz, tx, ty, tz] = numbers.as_chunks::<4>().0 else { return None };
             let [sx, sy, sz, tx, ty, tz] = [sx, sy, sz, tx, ty, tz].map(f32::from_le_bytes);
             let (scale, translate) = (Vec3::new(sx, sy, sz), Vec3::new(tx, ty, tz));
-            let name_bytes = name_field.split(|&b| b == 0).next().unwrap_or(&[]);
-            // Names are ASCII in practice: borrowed after a plain check, lossy only otherwise.
-            let name = match std::str::from_utf8(name_bytes) {
-                Ok(name) => std::borrow::Cow::Borrowed(name),
-                Err(_) => String::from_utf8_lossy(name_bytes),
-            };
+            let name = name_field.split(|&b| b == 0).next().unwrap_or(&[]);
             Some((name, scale, translate, rest.get(..vertex_count.checked_mul(4)?)?))
         });
         let (name, scale, translate, verts) = match parsed {
             Some(parts) if parts.1.is_finite() && parts.2.is_finite() => parts,
             _ => frame_parts(r, table, f, vertex_count as u64)?,
         };
-        if usize::from(highest_normal_index(verts)) >= normals::NORMALS.len() {
+        if has_normal_past_table(verts) {
+            let name = String::from_utf8_lossy(name);
             warnings.push(format!("frame {f} ({name}): a normal index is past the 162-entry table; using up"));
         }
-        let names = &mut out.table;
-        let start = names.name_text.len() as u32;
-        names.name_text.push_str(&name);
-        names.name_ranges.push((start, names.name_text.len() as u32));
-        names.transforms.push((to_scene(scale), to_scene(translate)));
-        names.times.push(f as f32);
+        let start = name_bytes.len() as u32;
+        name_bytes.extend_from_slice(name);
+        out.table.name_ranges.push((start, name_bytes.len() as u32));
+        out.table.transforms.push((to_scene(scale), to_scene(translate)));
+        out.table.times.push(f as f32);
     }
+    set_frame_names(&mut out.table, name_bytes);
     Ok(out)
+}
+
+/// Stores the frame names gathered as bytes: one UTF-8 check over all of them, as names are
+/// ASCII in practice; only when that fails is each name made valid on its own (lossy).
+fn set_frame_names(table: &mut FrameTable, name_bytes: Vec<u8>) {
+    match String::from_utf8(name_bytes) {
+        Ok(text) => table.name_text = text,
+        Err(not_utf8) => {
+            let bytes = not_utf8.into_bytes();
+            let mut text = String::with_capacity(bytes.len());
+            for range in &mut table.name_ranges {
+                let name = bytes.get(range.0 as usize..range.1 as usize).unwrap_or(&[]);
+                let start = text.len() as u32;
+                text.push_str(&String::from_utf8_lossy(name));
+                *range = (start, text.len() as u32);
+            }
+            table.name_text = text;
+        }
+    }
 }
 
 /// Decodes a Quake II model into the scene (skins unresolved; see [`open`]). The frames stay in
@@ -717,22 +764,117 @@ mod tests {
         }
     }
 
-    /// The wide max sees the normal byte of every record, wherever it falls (in a 64-byte
-    /// chunk or the tail), and never a position byte.
+    /// A small valid model: 3 vertices, 4 st entries, 2 triangles, 2 frames.
+    fn small_spec() -> writer::Md2Spec {
+        let frame = |name: &str| writer::FrameSpec {
+            name: name.into(),
+            scale: [1.0; 3],
+            translate: [0.0; 3],
+            vertices: vec![[0, 0, 0, 1], [9, 0, 0, 2], [0, 9, 0, 3]],
+        };
+        writer::Md2Spec {
+            skin_width: 8,
+            skin_height: 8,
+            skins: vec!["a.pcx".into()],
+            st: vec![[0, 0], [8, 0], [0, 8], [8, 8]],
+            triangles: vec![([0, 1, 2], [0, 1, 2]), ([2, 1, 0], [3, 1, 0])],
+            frames: vec![frame("run1"), frame("run2")],
+        }
+    }
+
+    fn error_text(bytes: &[u8]) -> String {
+        decode(bytes).map(|_| String::new()).unwrap_or_else(|e| e.to_string())
+    }
+
+    /// The first bad triangle in file order is named, its vertex index checked before its st.
     #[test]
-    fn highest_normal_index_reads_only_normal_bytes() {
-        for vertices in [0usize, 1, 15, 16, 17, 33, 100] {
+    fn a_bad_triangle_index_names_the_first_bad_triangle() {
+        let mut spec = small_spec();
+        spec.triangles[1].1[2] = 4;
+        let text = error_text(&spec.to_bytes());
+        assert!(text.contains("triangle 1 names texture coordinate 4 of 4"), "{text}");
+        spec.triangles[1].0[0] = -1;
+        let text = error_text(&spec.to_bytes());
+        assert!(text.contains("triangle 1 names vertex -1 of 3"), "{text}");
+        spec.triangles[0].0[1] = 3;
+        let text = error_text(&spec.to_bytes());
+        assert!(text.contains("triangle 0 names vertex 3 of 3"), "{text}");
+    }
+
+    /// A broken command list is ignored with a warning that says where and why; the model
+    /// still decodes.
+    #[test]
+    fn a_broken_command_list_is_a_warning_naming_the_command() {
+        let spec = small_spec();
+        let bytes = spec.to_bytes();
+        let ofs_glcmds = i32::from_le_bytes(bytes[60..64].try_into().unwrap()) as usize;
+        let warning_for = |patch: &dyn Fn(&mut Vec<u8>)| {
+            let mut bytes = bytes.clone();
+            patch(&mut bytes);
+            let scene = decode(&bytes).expect("the model decodes without its command list");
+            scene.warnings.iter().find(|w| w.starts_with("OpenGL command list ignored")).cloned().unwrap_or_default()
+        };
+        let word = |bytes: &mut Vec<u8>, index: usize, value: i32| {
+            bytes[ofs_glcmds + 4 * index..ofs_glcmds + 4 * index + 4].copy_from_slice(&value.to_le_bytes())
+        };
+        // Two fans of three vertices (words 0..=9 and 10..=19), then the zero word.
+        assert_eq!(warning_for(&|_| ()), "");
+        let text = warning_for(&|b| word(b, 16, 3));
+        assert!(text.ends_with("command at word 10 names vertex 3"), "{text}");
+        let text = warning_for(&|b| word(b, 3, -2));
+        assert!(text.ends_with("command at word 0 names vertex -2"), "{text}");
+        let text = warning_for(&|b| word(b, 10, 4));
+        assert!(text.ends_with("command at word 10 runs past the list"), "{text}");
+        let text = warning_for(&|b| word(b, 10, i32::MIN));
+        assert!(text.ends_with("command at word 10 runs past the list"), "{text}");
+        let text = warning_for(&|b| word(b, 20, 1));
+        assert!(text.ends_with("command at word 20 runs past the list"), "{text}");
+        // num_glcmds one short: the list ends after the second fan, before its zero word.
+        let text = warning_for(&|b| b[36..40].copy_from_slice(&20i32.to_le_bytes()));
+        assert!(text.ends_with("no terminating zero within 20 words"), "{text}");
+    }
+
+    /// Frame names are checked as UTF-8 together; a name that is not valid is made valid on its
+    /// own and the others keep their text and place.
+    #[test]
+    fn a_frame_name_that_is_not_utf8_is_replaced_alone() {
+        let mut spec = small_spec();
+        spec.frames.push(spec.frames[0].clone());
+        spec.frames[2].name = "walk1".into();
+        let mut bytes = spec.to_bytes();
+        let ofs_frames = i32::from_le_bytes(bytes[56..60].try_into().unwrap()) as usize;
+        let frame_size = i32::from_le_bytes(bytes[16..20].try_into().unwrap()) as usize;
+        bytes[ofs_frames + frame_size + 24 + 1] = 0xFF;
+        let scene = decode(&bytes).expect("decodes");
+        let Channel::PackedFrames(packed) = &scene.clips[0].channels[0] else { panic!("packed frames") };
+        let names: Vec<&str> = (0..3)
+            .map(|f| {
+                let (a, b) = packed.table.name_ranges[f];
+                &packed.table.name_text[a as usize..b as usize]
+            })
+            .collect();
+        assert_eq!(names, ["run1", "r\u{FFFD}n2", "walk1"]);
+        let clips: Vec<&str> = scene.clips.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(clips, ["run", "r\u{FFFD}n", "walk"]);
+    }
+
+    /// The wide scan sees the normal byte of every record, wherever it falls (in a 64-byte
+    /// chunk, a 16-byte chunk or the tail), and never a position byte.
+    #[test]
+    fn the_normal_scan_reads_only_normal_bytes() {
+        for vertices in [0usize, 1, 3, 4, 5, 15, 16, 17, 20, 33, 100, 393] {
             let mut records = vec![0u8; vertices * 4];
             for (v, record) in records.chunks_exact_mut(4).enumerate() {
-                // Position bytes are large; normals small, one of them the largest.
-                record.copy_from_slice(&[255, 254, 253, (v % 7) as u8]);
+                // Position bytes are all past the table; normals are in range, one the last.
+                record.copy_from_slice(&[255, 254, 162, if v == vertices / 2 { 161 } else { (v % 7) as u8 }]);
             }
-            let expected = records.chunks_exact(4).map(|r| r[3]).max().unwrap_or(0);
-            assert_eq!(highest_normal_index(&records), expected, "{vertices} vertices");
+            assert!(!has_normal_past_table(&records), "{vertices} vertices");
             for v in 0..vertices {
-                let mut marked = records.clone();
-                marked[v * 4 + 3] = 200;
-                assert_eq!(highest_normal_index(&marked), 200, "{vertices} vertices, marked {v}");
+                for bad in [162, 255] {
+                    let mut marked = records.clone();
+                    marked[v * 4 + 3] = bad;
+                    assert!(has_normal_past_table(&marked), "{vertices} vertices, vertex {v} names {bad}");
+                }
             }
         }
     }
