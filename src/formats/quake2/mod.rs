@@ -25,7 +25,7 @@ use super::assets::{self, Asset, Assets, Folder};
 use super::error::DecodeResult;
 use super::frame_clips::group_frames;
 use super::quake_axes::to_scene;
-use super::reader::{Reader, le_u16};
+use super::reader::Reader;
 use crate::scene::{
     Aabb, Channel, Clip, FormatKind, FrameTable, Material, Mesh, Node, NodeKind, PackedFrames, RawField, Scene,
     SceneKind, Submesh,
@@ -174,12 +174,13 @@ fn count(value: i32) -> u64 {
     u64::try_from(value).unwrap_or(0)
 }
 
-/// Everything but the frames, validated; the frame table is checked but not decoded.
-struct Layout {
+/// Everything but the frames, validated; the frame table is checked but not decoded. Texture
+/// coordinates and triangles stay the file's records, read where they are used.
+struct Layout<'a> {
     header: Header,
     skins: Vec<String>,
-    st: Vec<[i16; 2]>,
-    triangles: Vec<([u16; 3], [u16; 3])>,
+    st: &'a [[u8; 4]],
+    triangles: &'a [[u8; 12]],
     frame_table: crate::formats::reader::Table,
     gl_commands: Vec<(bool, u32)>,
     warnings: Vec<String>,
@@ -207,8 +208,8 @@ pub fn read(data: &[u8]) -> DecodeResult<Md2File> {
     Ok(Md2File {
         header: layout.header,
         skins: layout.skins,
-        st: layout.st,
-        triangles: layout.triangles,
+        st: layout.st.iter().map(st_entry).collect(),
+        triangles: layout.triangles.iter().map(triangle_indices).collect(),
         frames,
         gl_commands: layout.gl_commands,
         warnings,
@@ -235,7 +236,17 @@ fn frame_parts<'a>(
     Ok((name, scale, translate, verts))
 }
 
-fn read_layout(r: &Reader) -> DecodeResult<Layout> {
+/// A texture coordinate record: (s, t) in skin pixels.
+fn st_entry(&[s0, s1, t0, t1]: &[u8; 4]) -> [i16; 2] {
+    [i16::from_le_bytes([s0, s1]), i16::from_le_bytes([t0, t1])]
+}
+
+/// A triangle record: (vertex indices, st indices), as stored (clockwise).
+fn triangle_indices(&[x0, x1, y0, y1, z0, z1, s0, s1, t0, t1, u0, u1]: &[u8; 12]) -> ([u16; 3], [u16; 3]) {
+    ([[x0, x1], [y0, y1], [z0, z1]].map(u16::from_le_bytes), [[s0, s1], [t0, t1], [u0, u1]].map(u16::from_le_bytes))
+}
+
+fn read_layout<'a>(r: &Reader<'a>) -> DecodeResult<Layout<'a>> {
     let mut warnings = Vec::new();
     let h = read_header(r, &mut warnings)?;
     let num_xyz = count(h.num_xyz);
@@ -248,10 +259,7 @@ fn read_layout(r: &Reader) -> DecodeResult<Layout> {
 
     let st_table = r.table(offset(h.ofs_st), num_st, 4, "texture coordinates")?;
     let st_bytes = r.bytes(st_table.offset, st_table.end() - st_table.offset, "texture coordinates")?;
-    let st: Vec<[i16; 2]> = st_bytes
-        .chunks_exact(4)
-        .map(|c| [le_u16(c, 0).unwrap_or(0) as i16, le_u16(c, 2).unwrap_or(0) as i16])
-        .collect();
+    let (st, _) = st_bytes.as_chunks::<4>();
 
     let tri_table = r.table(offset(h.ofs_tris), count(h.num_tris), 12, "triangles")?;
     let tri_bytes = r.bytes(tri_table.offset, tri_table.end() - tri_table.offset, "triangles")?;
@@ -260,18 +268,14 @@ fn read_layout(r: &Reader) -> DecodeResult<Layout> {
     // fails is searched for its first bad triangle.
     let xyz_limit = num_xyz.min(0x8000) as u16;
     let st_limit = num_st.min(0x8000) as u16;
-    let (records, _) = tri_bytes.as_chunks::<12>();
-    let mut triangles = Vec::with_capacity(records.len());
+    let (triangles, _) = tri_bytes.as_chunks::<12>();
     let (mut highest_xyz, mut highest_st) = (0u16, 0u16);
-    for &[x0, x1, y0, y1, z0, z1, s0, s1, t0, t1, u0, u1] in records {
-        let xyz = [[x0, x1], [y0, y1], [z0, z1]].map(u16::from_le_bytes);
-        let sts = [[s0, s1], [t0, t1], [u0, u1]].map(u16::from_le_bytes);
+    for (xyz, sts) in triangles.iter().map(triangle_indices) {
         highest_xyz = xyz.iter().fold(highest_xyz, |high, &v| high.max(v));
         highest_st = sts.iter().fold(highest_st, |high, &v| high.max(v));
-        triangles.push((xyz, sts));
     }
     if highest_xyz >= xyz_limit || highest_st >= st_limit {
-        for (i, (xyz, sts)) in triangles.iter().enumerate() {
+        for (i, (xyz, sts)) in triangles.iter().map(triangle_indices).enumerate() {
             let at = tri_table.record(i as u64);
             if let Some(&bad) = xyz.iter().find(|&&v| v >= xyz_limit) {
                 return Err(r.invalid(
@@ -515,9 +519,9 @@ fn build_scene(layout: &Layout, frames: SceneFrames, bytes: Arc<[u8]>) -> Scene 
     let mut vertex_source: Vec<u32> = Vec::with_capacity(corners);
     let mut uvs = Vec::with_capacity(corners);
     let mut triangles = Vec::with_capacity(layout.triangles.len());
-    for (xyz, st) in &layout.triangles {
+    for (xyz, st) in layout.triangles.iter().map(triangle_indices) {
         let mut corner = [0u32; 3];
-        for (slot, (&v, &t)) in corner.iter_mut().zip(xyz.iter().zip(st)) {
+        for (slot, (&v, &t)) in corner.iter_mut().zip(xyz.iter().zip(&st)) {
             let (key, other) = key_and_other(v, t);
             let Some(head) = first_pair.get_mut(usize::from(key)) else { continue };
             let mut at = *head;
@@ -530,7 +534,7 @@ fn build_scene(layout: &Layout, frames: SceneFrames, bytes: Arc<[u8]>) -> Scene 
                 pair_other.push(other);
                 next_pair.push(*head);
                 *head = at;
-                let [s, tt] = layout.st.get(usize::from(t)).copied().unwrap_or([0, 0]);
+                let [s, tt] = layout.st.get(usize::from(t)).map_or([0, 0], st_entry);
                 uvs.push(Vec2::new(f32::from(s), f32::from(tt)) * texel);
             }
             *slot = at;
