@@ -56,6 +56,14 @@ impl<'a> Reader<'a> {
         self.data.get(start..end).ok_or_else(out_of_bounds)
     }
 
+    /// `count` little-endian u16s at `offset`, checked as one slice and converted in one pass
+    /// (exact-size, vectorised).
+    pub fn u16s(&self, offset: u64, count: u64, field: &str) -> DecodeResult<Vec<u16>> {
+        let len = count.checked_mul(2).ok_or_else(|| self.error(field, offset, ErrorKind::Overflow))?;
+        let (pairs, _) = self.bytes(offset, len, field)?.as_chunks::<2>();
+        Ok(pairs.iter().map(|&pair| u16::from_le_bytes(pair)).collect())
+    }
+
     fn array<const N: usize>(&self, offset: u64, field: &str) -> DecodeResult<[u8; N]> {
         let bytes = self.bytes(offset, N as u64, field)?;
         let mut out = [0u8; N];

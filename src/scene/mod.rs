@@ -1012,13 +1012,15 @@ pub struct DetailSection {
 }
 
 /// One row of a [`DetailSection`]: `(column, value)` pairs, serialised as an ordered JSON object.
+/// Column names are fixed words, so only the values are allocated.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DetailRow(pub Vec<(String, String)>);
+pub struct DetailRow(pub Vec<(&'static str, String)>);
 
 impl DetailRow {
-    /// Adds a column (builder style).
-    pub fn with(mut self, key: &str, value: impl std::fmt::Display) -> Self {
-        self.0.push((key.to_string(), value.to_string()));
+    /// Adds a column (builder style). Pass `format_args!` rather than `format!` to format the
+    /// value once, straight into its string.
+    pub fn with(mut self, key: &'static str, value: impl std::fmt::Display) -> Self {
+        self.0.push((key, value.to_string()));
         self
     }
 }

@@ -657,7 +657,7 @@ fn model_details(model: &M2Model, skin: Option<&Skin>, options: &BuildOptions, s
             row()
                 .with("name", &model.name)
                 .with("version", model.version)
-                .with("flags", format!("{:#x}", model.flags))
+                .with("flags", format_args!("{:#x}", model.flags))
                 .with("vertices", model.vertices.len())
                 .with("bones", model.bones.len())
                 .with("submeshes", skin.map(|s| s.submeshes.len()).unwrap_or(0))
@@ -679,8 +679,8 @@ fn model_details(model: &M2Model, skin: Option<&Skin>, options: &BuildOptions, s
                     .with("submesh", u.submesh)
                     .with("priority", u.priority)
                     .with("layer", u.layer)
-                    .with("blend", format!("{blend} {}", names::blend_mode_name(blend)))
-                    .with("flags", format!("{flags:#x} {}", names::render_flag_names(flags)))
+                    .with("blend", format_args!("{blend} {}", names::blend_mode_name(blend)))
+                    .with("flags", format_args!("{flags:#x} {}", names::render_flag_names(flags)))
                     .with("texture", texture.map(|t| t.to_string()).unwrap_or_else(|| "-".into()))
                     .with("textures", u.texture_count)
                     .with("color", u.color)
@@ -709,8 +709,8 @@ fn model_details(model: &M2Model, skin: Option<&Skin>, options: &BuildOptions, s
             };
             row()
                 .with("texture", i)
-                .with("type", format!("{} {}", t.kind, names::texture_type_name(t.kind)))
-                .with("flags", format!("{:#x}", t.flags))
+                .with("type", format_args!("{} {}", t.kind, names::texture_type_name(t.kind)))
+                .with("flags", format_args!("{:#x}", t.flags))
                 .with("file", file)
         })
         .collect();
@@ -732,7 +732,7 @@ fn model_details(model: &M2Model, skin: Option<&Skin>, options: &BuildOptions, s
                 .with("name", names::animation_name(s.id))
                 .with("variation", s.variation)
                 .with("duration ms", s.duration_ms)
-                .with("flags", format!("{:#x}", s.flags))
+                .with("flags", format_args!("{:#x}", s.flags))
                 .with("keyframes", keys)
                 .with("next variation", s.next_variation)
         })
@@ -753,7 +753,7 @@ fn model_details(model: &M2Model, skin: Option<&Skin>, options: &BuildOptions, s
                 .with("kind", m.kind.label())
                 .with("name", &m.label)
                 .with("bone", if m.kind == MarkerKind::Camera { "-".to_string() } else { m.bone.to_string() })
-                .with("position", format!("({:.3}, {:.3}, {:.3})", m.position.x, m.position.y, m.position.z))
+                .with("position", format_args!("({:.3}, {:.3}, {:.3})", m.position.x, m.position.y, m.position.z))
         })
         .collect();
     sections.push(DetailSection { title: "Attachments, events, lights, cameras, emitters".into(), rows });

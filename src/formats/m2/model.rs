@@ -9,7 +9,7 @@ use glam::{Quat, Vec3};
 use super::layout::*;
 use super::tracks::{self, KeySource, Track, TrackReader, m2array};
 use crate::formats::error::DecodeResult;
-use crate::formats::reader::{Reader, Table, le_f32, le_u16};
+use crate::formats::reader::{Reader, Table};
 
 pub const FORMAT: &str = "wow-m2";
 
@@ -208,8 +208,7 @@ fn array(r: &Reader, at: u64, stride: u64, field: &str) -> DecodeResult<Table> {
 
 fn u16_list(r: &Reader, at: u64, field: &str) -> DecodeResult<Vec<u16>> {
     let t = array(r, at, 2, field)?;
-    let bytes = r.bytes(t.offset, t.count * 2, field)?;
-    Ok((0..t.count as usize).filter_map(|i| le_u16(bytes, i * 2)).collect())
+    r.u16s(t.offset, t.count, field)
 }
 
 fn i16_list(r: &Reader, at: u64, field: &str) -> DecodeResult<Vec<i16>> {
@@ -299,25 +298,25 @@ pub fn decode(data: &[u8], anims: &[Option<&[u8]>]) -> DecodeResult<M2Model> {
     let bytes = r.bytes(vertices.offset, vertices.count * VERTEX_SIZE, "vertices")?;
     m.vertices.reserve(vertices.count as usize);
     let mut non_finite = 0usize;
-    for record in bytes.chunks_exact(VERTEX_SIZE as usize) {
-        let f = |o: u64| le_f32(record, o as usize).unwrap_or(0.0);
-        let b = |o: u64| -> [u8; 4] {
-            let mut out = [0u8; 4];
-            for (k, v) in out.iter_mut().enumerate() {
-                *v = record.get(o as usize + k).copied().unwrap_or(0);
-            }
-            out
-        };
-        let mut position = Vec3::new(f(VTX_POSITION), f(VTX_POSITION + 4), f(VTX_POSITION + 8));
-        let mut normal = Vec3::new(f(VTX_NORMAL), f(VTX_NORMAL + 4), f(VTX_NORMAL + 8));
-        let mut uv = [f(VTX_UV0), f(VTX_UV0 + 4)];
+    // Whole 48-byte records split at fixed offsets (position 0x00, weights 0x0C, bones 0x10,
+    // normal 0x14, uv0 0x20; uv1 at 0x28 is not used): no per-field check in the loop.
+    const _: () =
+        assert!(VERTEX_SIZE == 48 && VTX_WEIGHTS == 12 && VTX_BONES == 16 && VTX_NORMAL == 20 && VTX_UV0 == 32);
+    let (records, _) = bytes.as_chunks::<48>();
+    for record in records {
+        let (floats, _) = record.as_chunks::<4>();
+        let &[p0, p1, p2, weights, bones, n0, n1, n2, u, v, _, _] = floats else { continue };
+        let [p0, p1, p2, n0, n1, n2, u, v] = [p0, p1, p2, n0, n1, n2, u, v].map(f32::from_le_bytes);
+        let mut position = Vec3::new(p0, p1, p2);
+        let mut normal = Vec3::new(n0, n1, n2);
+        let mut uv = [u, v];
         if !position.is_finite() || !normal.is_finite() || !uv.iter().all(|v| v.is_finite()) {
             non_finite += 1;
             position = if position.is_finite() { position } else { Vec3::ZERO };
             normal = if normal.is_finite() { normal } else { Vec3::Z };
             uv = uv.map(|v| if v.is_finite() { v } else { 0.0 });
         }
-        m.vertices.push(Vertex { position, weights: b(VTX_WEIGHTS), bones: b(VTX_BONES), normal, uv });
+        m.vertices.push(Vertex { position, weights, bones, normal, uv });
     }
     if non_finite > 0 {
         m.warnings.push(format!("{non_finite} vertices had NaN or infinite values; those values were zeroed"));

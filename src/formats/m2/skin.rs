@@ -5,7 +5,7 @@
 
 use super::layout::*;
 use crate::formats::error::DecodeResult;
-use crate::formats::reader::{Reader, le_u16};
+use crate::formats::reader::Reader;
 
 pub const FORMAT: &str = "wow-skin";
 
@@ -59,8 +59,7 @@ fn array(r: &Reader, at: u64, stride: u64, field: &str) -> DecodeResult<(u64, u6
 
 fn u16_list(r: &Reader, at: u64, field: &str) -> DecodeResult<Vec<u16>> {
     let (count, offset) = array(r, at, 2, field)?;
-    let bytes = r.bytes(offset, count * 2, field)?;
-    Ok((0..count as usize).filter_map(|i| le_u16(bytes, i * 2)).collect())
+    r.u16s(offset, count, field)
 }
 
 /// Decodes a .skin file on its own (errors name format `wow-skin`).
