@@ -1,10 +1,14 @@
-//! Decodes models on a background thread so the window keeps drawing while a file loads.
+//! Decodes models, and the images they use, on a background thread so the window keeps
+//! drawing while a file loads (and, for the first model, while the window and the device are
+//! created); the renderer then only uploads.
 //! Requests carry an id; when several arrive before the thread gets to them (PageDown held
 //! down), only the newest is decoded, because the others would be thrown away on arrival.
 
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
 
 use crate::formats::{self, Pick};
 use crate::info::Summary;
@@ -35,6 +39,7 @@ pub struct Loaded {
     pub id: u64,
     pub path: PathBuf,
     pub requested_at: Instant,
+    /// Decoding the model and its images.
     pub decode_time: Duration,
     pub result: Result<Box<(Scene, Summary)>, String>,
     /// See [`Request::reopen`].
@@ -104,20 +109,28 @@ impl Loader {
 pub fn load(request: Request) -> Loaded {
     let started = Instant::now();
     let path = request.path.clone();
-    let result = std::panic::catch_unwind(|| formats::open_with(&path, &request.picks))
-        .map_err(|panic| {
-            let what = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "unknown panic".into());
-            format!("{}: the decoder crashed ({what}); please report this file", path.display())
+    let result = std::panic::catch_unwind(|| {
+        formats::open_with(&path, &request.picks).inspect(|scene| {
+            // Each image decodes once and is kept by the scene, so the upload finds it ready.
+            // A failure is kept too, and reported by the renderer as it is today.
+            scene.images.par_iter().for_each(|image| {
+                let _ = image.load();
+            });
         })
-        .and_then(|r| r.map_err(|e| e.to_string()))
-        .map(|scene| {
-            let summary = Summary::of(&scene);
-            Box::new((scene, summary))
-        });
+    })
+    .map_err(|panic| {
+        let what = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "unknown panic".into());
+        format!("{}: the decoder crashed ({what}); please report this file", path.display())
+    })
+    .and_then(|r| r.map_err(|e| e.to_string()))
+    .map(|scene| {
+        let summary = Summary::of(&scene);
+        Box::new((scene, summary))
+    });
     Loaded {
         id: request.id,
         path: request.path,

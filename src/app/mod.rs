@@ -96,6 +96,7 @@ pub struct Notice {
 /// How long the last model took to open.
 #[derive(Debug, Clone, Copy)]
 pub struct OpenTiming {
+    /// Decoding the model and its images (on the loader thread).
     pub decode_ms: f64,
     /// From the key press (or drop, or click) to the first frame presented with the model.
     pub on_screen_ms: f64,
@@ -846,7 +847,8 @@ impl ApplicationHandler<UserEvent> for App {
         if self.gfx.is_some() {
             return;
         }
-        // The loader decodes the first model while the window and the device are created.
+        // The loader decodes the first model and its images while the window and the device
+        // are created.
         self.open_initial();
         let started = Instant::now();
         match self.init_gfx(event_loop) {
