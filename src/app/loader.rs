@@ -60,12 +60,20 @@ impl Loader {
         let (requests, request_rx) = mpsc::channel::<Request>();
         let (result_tx, results) = mpsc::channel::<Loaded>();
         let spawned = std::thread::Builder::new().name("mdview-loader".into()).spawn(move || {
-            while let Ok(mut request) = request_rx.recv() {
+            // A request that arrived while the previous one was decoding.
+            let mut waiting: Option<Request> = None;
+            while let Some(mut request) = waiting.take().or_else(|| request_rx.recv().ok()) {
                 // Skip to the newest request: the older ones are already stale.
                 while let Ok(newer) = request_rx.try_recv() {
                     request = newer;
                 }
-                let loaded = load(request);
+                // A model already superseded (PageDown held) skips decoding its images.
+                let loaded = load_unless_superseded(request, || {
+                    if waiting.is_none() {
+                        waiting = request_rx.try_recv().ok();
+                    }
+                    waiting.is_some()
+                });
                 if result_tx.send(loaded).is_err() {
                     break;
                 }
@@ -104,20 +112,29 @@ impl Loader {
     }
 }
 
-/// Decodes one file. A panic in a decoder (a bug: decoders must return errors) is caught and
-/// reported like any other failure, so a bad file can never take the viewer down.
+/// Decodes one file and its images. A panic in a decoder (a bug: decoders must return errors)
+/// is caught and reported like any other failure, so a bad file can never take the viewer down.
 pub fn load(request: Request) -> Loaded {
+    load_unless_superseded(request, || false)
+}
+
+/// As [`load`], skipping the images when `superseded` says a newer request is waiting (the
+/// result will be discarded, so only the model's own errors matter).
+fn load_unless_superseded(request: Request, mut superseded: impl FnMut() -> bool) -> Loaded {
     let started = Instant::now();
     let path = request.path.clone();
-    let result = std::panic::catch_unwind(|| {
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         formats::open_with(&path, &request.picks).inspect(|scene| {
+            if superseded() {
+                return;
+            }
             // Each image decodes once and is kept by the scene, so the upload finds it ready.
             // A failure is kept too, and reported by the renderer as it is today.
             scene.images.par_iter().for_each(|image| {
                 let _ = image.load();
             });
         })
-    })
+    }))
     .map_err(|panic| {
         let what = panic
             .downcast_ref::<String>()

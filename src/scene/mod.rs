@@ -442,11 +442,17 @@ impl SceneImage {
     }
 
     /// The decoded pixels (decoded once, then shared), or why there are none. The renderer's
-    /// upload and the exporters both call this, so they show the same pixels.
+    /// upload and the exporters both call this, so they show the same pixels. A panic in an
+    /// image decoder (a bug: decoders return errors) is kept as this image's error, so the
+    /// model still opens, with the fallback for this texture.
     pub fn load(&self) -> Result<std::sync::Arc<Image>, String> {
         self.loaded
             .get_or_init(|| match &self.source {
-                Some(source) => source.load().map(std::sync::Arc::new),
+                Some(source) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| source.load()))
+                    .unwrap_or_else(|_| {
+                        Err(format!("{}: the image decoder crashed; please report this file", source.location()))
+                    })
+                    .map(std::sync::Arc::new),
                 None => Err("not found".to_string()),
             })
             .clone()
@@ -1196,6 +1202,28 @@ pub fn compute_normals_into(positions: &[Vec3], triangles: &[[u32; 3]], normals:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An image decoder that panics stands for a decoder bug.
+    #[derive(Debug)]
+    struct PanickingSource;
+
+    impl ImageSource for PanickingSource {
+        fn location(&self) -> String {
+            "bad.pcx".into()
+        }
+        fn load(&self) -> Result<Image, String> {
+            panic!("decoder bug")
+        }
+    }
+
+    #[test]
+    fn a_panicking_image_decoder_is_that_image_s_error_kept_for_every_caller() {
+        let image = SceneImage::new("bad", Some(std::sync::Arc::new(PanickingSource)));
+        for _ in 0..2 {
+            let error = image.load().expect_err("no pixels");
+            assert_eq!(error, "bad.pcx: the image decoder crashed; please report this file");
+        }
+    }
 
     fn node(parent: Option<usize>, t: Vec3) -> Node {
         let mut n = Node::new("n", NodeKind::Transform, Mat4::from_translation(t));

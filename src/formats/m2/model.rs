@@ -300,8 +300,14 @@ pub fn decode(data: &[u8], anims: &[Option<&[u8]>]) -> DecodeResult<M2Model> {
     let mut non_finite = 0usize;
     // Whole 48-byte records split at fixed offsets (position 0x00, weights 0x0C, bones 0x10,
     // normal 0x14, uv0 0x20; uv1 at 0x28 is not used): no per-field check in the loop.
-    const _: () =
-        assert!(VERTEX_SIZE == 48 && VTX_WEIGHTS == 12 && VTX_BONES == 16 && VTX_NORMAL == 20 && VTX_UV0 == 32);
+    const _: () = assert!(
+        VERTEX_SIZE == 48
+            && VTX_POSITION == 0
+            && VTX_WEIGHTS == 12
+            && VTX_BONES == 16
+            && VTX_NORMAL == 20
+            && VTX_UV0 == 32
+    );
     let (records, _) = bytes.as_chunks::<48>();
     for record in records {
         let (floats, _) = record.as_chunks::<4>();

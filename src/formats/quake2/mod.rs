@@ -328,7 +328,7 @@ fn parse_gl_commands(r: &Reader, h: &Header) -> Result<Vec<(bool, u32)>, String>
         if n == 0 {
             return Ok(commands);
         }
-        let vertices = n.unsigned_abs() as usize;
+        let vertices = usize::try_from(n.unsigned_abs()).unwrap_or(usize::MAX);
         let body_words = vertices.checked_mul(3).filter(|&w| w <= after.len());
         let Some((body, next)) = body_words.map(|w| after.split_at(w)) else {
             return Err(format!("command at word {at} runs past the list"));
@@ -457,12 +457,17 @@ fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> Dec
 }
 
 /// Stores the frame names gathered as bytes: one UTF-8 check over all of them, as names are
-/// ASCII in practice; only when that fails is each name made valid on its own (lossy).
+/// ASCII in practice. Joined names can be valid where one alone is not (`a\xC3` + `\xA9`), so
+/// the joined text also needs every name to start and end on a character boundary; otherwise
+/// each name is made valid on its own (lossy).
 fn set_frame_names(table: &mut FrameTable, name_bytes: Vec<u8>) {
+    let whole_names = |text: &String| {
+        table.name_ranges.iter().all(|&(a, b)| text.is_char_boundary(a as usize) && text.is_char_boundary(b as usize))
+    };
     match String::from_utf8(name_bytes) {
-        Ok(text) => table.name_text = text,
-        Err(not_utf8) => {
-            let bytes = not_utf8.into_bytes();
+        Ok(text) if whole_names(&text) => table.name_text = text,
+        not_whole => {
+            let bytes = not_whole.map_or_else(|e| e.into_bytes(), String::into_bytes);
             let mut text = String::with_capacity(bytes.len());
             for range in &mut table.name_ranges {
                 let name = bytes.get(range.0 as usize..range.1 as usize).unwrap_or(&[]);
@@ -860,6 +865,23 @@ mod tests {
         assert_eq!(names, ["run1", "r\u{FFFD}n2", "walk1"]);
         let clips: Vec<&str> = scene.clips.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(clips, ["run", "r\u{FFFD}n", "walk"]);
+
+        // Two names invalid alone but valid joined ("a\xC3" + "\xA9" reads "aé") stay apart.
+        let mut spec = small_spec();
+        spec.frames[0].name = "a?".into();
+        spec.frames[1].name = "?".into();
+        let mut bytes = spec.to_bytes();
+        bytes[ofs_frames + 24 + 1] = 0xC3;
+        bytes[ofs_frames + frame_size + 24] = 0xA9;
+        let scene = decode(&bytes).expect("decodes");
+        let Channel::PackedFrames(packed) = &scene.clips[0].channels[0] else { panic!("packed frames") };
+        let names: Vec<&str> = (0..2)
+            .map(|f| {
+                let (a, b) = packed.table.name_ranges[f];
+                &packed.table.name_text[a as usize..b as usize]
+            })
+            .collect();
+        assert_eq!(names, ["a\u{FFFD}", "\u{FFFD}"]);
     }
 
     /// The wide scan sees the normal byte of every record, wherever it falls (in a 64-byte
