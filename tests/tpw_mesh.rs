@@ -230,3 +230,30 @@ fn truncated_tables_fail_with_field_and_offset() {
     assert_eq!(err.field, "mesh[4].vertex data", "{err}");
     assert_eq!(err.offset, vdata as u64);
 }
+
+/// A vertex that is not finite fails the mesh, naming the vertex and its batch; a stored normal
+/// of zero length is a warning naming its entry, and normals are computed instead.
+#[test]
+fn a_non_finite_vertex_is_an_error_and_an_unusable_stored_normal_a_warning() {
+    // The writer refuses a NaN, so a marker value is written and replaced in the bytes.
+    let mut file = island();
+    let marker = 0.3217f32; // inside the box, so only the vertex holds it
+    file.meshes[1].vertices[3][1] = marker;
+    let mut bytes = file.to_bytes();
+    let at: Vec<usize> =
+        bytes.windows(4).enumerate().filter(|(_, w)| *w == marker.to_le_bytes()).map(|(i, _)| i).collect();
+    assert_eq!(at.len(), 1, "the marker is written once");
+    bytes[at[0]..at[0] + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    let err = tpw::decode(&bytes).expect_err("a NaN vertex").to_string();
+    assert!(err.contains("vertex 3 is not finite"), "{err}");
+
+    let mut file = island();
+    let order = file.meshes[1].vertex_order.len();
+    let mut normals = vec![[0.0, 1.0, 0.0]; order];
+    normals[order - 1] = [0.0, 0.0, 0.0];
+    file.meshes[1].normals = Some(normals);
+    let scene = tpw::decode(&file.to_bytes()).expect("decodes with computed normals");
+    let warning = scene.warnings.iter().find(|w| w.contains("stored normals unusable")).cloned().unwrap_or_default();
+    assert!(warning.contains(&format!("entry {} at 0x", order - 1)), "{:?}", scene.warnings);
+    assert!(warning.ends_with("is not a usable direction); computed from the faces instead"), "{warning}");
+}

@@ -781,6 +781,14 @@ pub struct FrameTable {
     pub name_ranges: Vec<(u32, u32)>,
 }
 
+impl FrameTable {
+    /// The name of table frame `frame`, if the file names its frames.
+    pub fn name(&self, frame: usize) -> Option<&str> {
+        let &(start, end) = self.name_ranges.get(frame)?;
+        self.name_text.get(start as usize..end as usize)
+    }
+}
+
 /// Quantised whole-mesh frames: source vertex `v` of frame `f` sits at
 /// `scale[f] * (p[lanes[0]], p[lanes[1]], p[lanes[2]]) + translate[f]` where `p` is its packed
 /// record, and its normal is `normal_table[p[3]]` (scene axes). The records stay where the file
@@ -839,8 +847,7 @@ impl PackedFrames {
 
     /// The name of frame `index` of the clip, if the file names its frames.
     pub fn name(&self, index: usize) -> Option<&str> {
-        let &(start, end) = self.table.name_ranges.get(self.table_frame(index)?)?;
-        self.table.name_text.get(start as usize..end as usize)
+        self.table.name(self.table_frame(index)?)
     }
 
     /// Scene-space position of packed record `p` under `scale` and `translate`.

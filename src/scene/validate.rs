@@ -34,8 +34,8 @@ fn check_index(location: impl FnOnce() -> String, index: usize, len: usize, of: 
 
 /// The index of the first non-finite value among `components` grouped `width` at a time. The
 /// common all-finite case is one branch-free pass that the compiler vectorises; only a failure
-/// pays for the search.
-fn first_non_finite(components: &[f32], width: usize) -> Option<usize> {
+/// pays for the search. Decoders use it too, on `bytemuck::cast_slice` of their vectors.
+pub fn first_non_finite(components: &[f32], width: usize) -> Option<usize> {
     let all_finite = components.iter().fold(true, |ok, c| ok & c.is_finite());
     if all_finite { None } else { components.iter().position(|c| !c.is_finite()).map(|i| i / width.max(1)) }
 }

@@ -383,23 +383,23 @@ fn has_normal_past_table(records: &[u8]) -> bool {
     // Opaque to the optimiser: knowing that position bytes can never exceed 255, it would
     // otherwise drop them and gather every fourth byte one at a time, which is 1.8× slower.
     let limits = std::hint::black_box(NORMAL_BYTE_LIMITS);
+    let or_excess = |acc: &mut [u8; 16], bytes: &[u8; 16]| {
+        for ((a, &b), &limit) in acc.iter_mut().zip(bytes).zip(&limits) {
+            *a |= b.saturating_sub(limit);
+        }
+    };
     let (wide, rest) = records.as_chunks::<64>();
     // Four accumulators, one per quarter of a chunk, so each stays in a register.
     let mut excess = [[0u8; 16]; 4];
     for chunk in wide {
-        let (quarters, _) = chunk.as_chunks::<16>();
-        for (acc, quarter) in excess.iter_mut().zip(quarters) {
-            for ((a, &b), &limit) in acc.iter_mut().zip(quarter).zip(&limits) {
-                *a |= b.saturating_sub(limit);
-            }
+        for (acc, quarter) in excess.iter_mut().zip(chunk.as_chunks::<16>().0) {
+            or_excess(acc, quarter);
         }
     }
     let (sixteens, tail) = rest.as_chunks::<16>();
     let [first, ..] = &mut excess;
-    for quarter in sixteens {
-        for ((a, &b), &limit) in first.iter_mut().zip(quarter).zip(&limits) {
-            *a |= b.saturating_sub(limit);
-        }
+    for sixteen in sixteens {
+        or_excess(first, sixteen);
     }
     let any_wide = excess.iter().fold(0u128, |all, acc| all | u128::from_ne_bytes(*acc)) != 0;
     let (last_records, _) = tail.as_chunks::<4>();
@@ -609,8 +609,7 @@ fn build_scene(layout: &Layout, frames: SceneFrames, bytes: Arc<[u8]>) -> Scene 
     scene.nodes.push(node);
     scene.meshes.push(mesh);
 
-    let groups =
-        group_frames(table.name_ranges.iter().map(|&(a, b)| table.name_text.get(a as usize..b as usize).unwrap_or("")));
+    let groups = group_frames((0..table.name_ranges.len()).map(|f| table.name(f).unwrap_or("")));
     for (name, first, last) in groups {
         scene.clips.push(Clip {
             name,
@@ -791,6 +790,12 @@ mod tests {
         }
     }
 
+    /// Every frame's name, from the frame table the clips share.
+    fn frame_names(scene: &Scene) -> Vec<Option<&str>> {
+        let Channel::PackedFrames(packed) = &scene.clips[0].channels[0] else { panic!("packed frames") };
+        (0..packed.table.name_ranges.len()).map(|f| packed.table.name(f)).collect()
+    }
+
     fn error_text(bytes: &[u8]) -> String {
         decode(bytes).map(|_| String::new()).unwrap_or_else(|e| e.to_string())
     }
@@ -855,14 +860,8 @@ mod tests {
         let frame_size = i32::from_le_bytes(bytes[16..20].try_into().unwrap()) as usize;
         bytes[ofs_frames + frame_size + 24 + 1] = 0xFF;
         let scene = decode(&bytes).expect("decodes");
-        let Channel::PackedFrames(packed) = &scene.clips[0].channels[0] else { panic!("packed frames") };
-        let names: Vec<&str> = (0..3)
-            .map(|f| {
-                let (a, b) = packed.table.name_ranges[f];
-                &packed.table.name_text[a as usize..b as usize]
-            })
-            .collect();
-        assert_eq!(names, ["run1", "r\u{FFFD}n2", "walk1"]);
+        let names = frame_names(&scene);
+        assert_eq!(names, [Some("run1"), Some("r\u{FFFD}n2"), Some("walk1")]);
         let clips: Vec<&str> = scene.clips.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(clips, ["run", "r\u{FFFD}n", "walk"]);
 
@@ -874,14 +873,8 @@ mod tests {
         bytes[ofs_frames + 24 + 1] = 0xC3;
         bytes[ofs_frames + frame_size + 24] = 0xA9;
         let scene = decode(&bytes).expect("decodes");
-        let Channel::PackedFrames(packed) = &scene.clips[0].channels[0] else { panic!("packed frames") };
-        let names: Vec<&str> = (0..2)
-            .map(|f| {
-                let (a, b) = packed.table.name_ranges[f];
-                &packed.table.name_text[a as usize..b as usize]
-            })
-            .collect();
-        assert_eq!(names, ["a\u{FFFD}", "\u{FFFD}"]);
+        let names = frame_names(&scene);
+        assert_eq!(names, [Some("a\u{FFFD}"), Some("\u{FFFD}")]);
     }
 
     /// The wide scan sees the normal byte of every record, wherever it falls (in a 64-byte

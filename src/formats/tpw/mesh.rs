@@ -9,7 +9,7 @@ use crate::formats::error::DecodeResult;
 use crate::formats::reader::{Reader, Table};
 use crate::scene::{
     AlphaMode, Material, Mesh, Node, NodeKind, Path, PathKind, RawField, Scene, Submesh, compute_normals,
-    math::is_sheared,
+    math::is_sheared, validate::first_non_finite,
 };
 
 /// What animation binding needs from each mesh beyond the scene: the file's own counts and
@@ -362,9 +362,8 @@ fn decode_mesh(
         let quad = [Vec3::new(x0, y0, z0), Vec3::new(x1, y1, z1), Vec3::new(x2, y2, z2), Vec3::new(x3, y3, z3)];
         push_batch(&mut source_positions, quad, vertex_count as usize);
     }
-    // One pass without branches; the failing vertex is searched only when there is one.
-    if !source_positions.iter().fold(true, |all, p| all & p.is_finite()) {
-        let i = source_positions.iter().position(|p| !p.is_finite()).unwrap_or(0) as u64;
+    if let Some(i) = first_non_finite(bytemuck::cast_slice(&source_positions), 3) {
+        let i = i as u64;
         return Err(r.invalid("vertex data", vertex_table.record(i / 4), format!("vertex {i} is not finite")));
     }
 
@@ -547,8 +546,7 @@ fn stored_normals(r: &Reader, rec: u64, order_length: u64) -> Result<Option<Vec<
             Vec3::from_array(words.map(f32::from_le_bytes)).try_normalize().unwrap_or(Vec3::NAN)
         })
         .collect();
-    if !normals.iter().fold(true, |all, n| all & n.is_finite()) {
-        let i = normals.iter().position(|n| !n.is_finite()).unwrap_or(0);
+    if let Some(i) = first_non_finite(bytemuck::cast_slice(&normals), 3) {
         return Err(format!("entry {i} at {:#x} is not a usable direction", table.record(i as u64)));
     }
     Ok(Some(normals))
