@@ -8,7 +8,7 @@ use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 
 use super::axes;
 use super::layout::*;
-use super::model::{M2Model, MarkerKind};
+use super::model::{M2Model, MarkerKind, Vertex};
 use super::names;
 use super::skin::Skin;
 use super::tracks::Track;
@@ -220,11 +220,10 @@ fn build_meshes(model: &M2Model, skin: &Skin, scene: &mut Scene) -> Vec<Option<u
         };
         // Sized from the submesh's vertex count, bounded by its corners (checked above).
         let expected = usize::from(sub.vertex_count).min(count);
-        let mut source_positions = Vec::with_capacity(expected);
-        let mut normals = Vec::with_capacity(expected);
-        let mut uvs = Vec::with_capacity(expected);
-        let mut ranges = Vec::with_capacity(expected);
-        let mut influences = Vec::with_capacity(expected * 2);
+        // First the corners: each skin vertex gets a local number on first use, and `used`
+        // lists the model vertex of each local one. Then one short pass per attribute: a loop
+        // doing all of it at once kept too many vectors live and spilled them to the stack.
+        let mut used: Vec<&Vertex> = Vec::with_capacity(expected);
         let mut triangles = Vec::with_capacity(count / 3);
         let stamp_value = si as u32;
         'tri: for tri in indices.chunks_exact(3) {
@@ -238,43 +237,18 @@ fn build_meshes(model: &M2Model, skin: &Skin, scene: &mut Scene) -> Vec<Option<u
                 };
                 if *s != stamp_value {
                     *s = stamp_value;
-                    *l = source_positions.len() as u32;
-                    source_positions.push(axes::position(vertex.position));
-                    normals.push(axes::position(vertex.normal).try_normalize().unwrap_or(Vec3::Y));
-                    uvs.push(Vec2::from_array(vertex.uv));
-                    let first = influences.len() as u32;
-                    let total: u32 = vertex
-                        .weights
-                        .iter()
-                        .zip(vertex.bones)
-                        .filter(|&(_, b)| usize::from(b) < bone_count)
-                        .map(|(&w, _)| u32::from(w))
-                        .sum();
-                    for (&w, b) in vertex.weights.iter().zip(vertex.bones) {
-                        if w > 0 && usize::from(b) < bone_count && total > 0 {
-                            influences.push(Influence {
-                                joint: u32::from(b),
-                                weight: f32::from(w) / total as f32,
-                                offset: axes::position(vertex.position),
-                                normal: axes::position(vertex.normal),
-                            });
-                        }
-                    }
-                    if influences.len() as u32 == first && bone_count > 0 {
-                        // No usable weight: follow the first bone rather than collapse to the origin.
-                        influences.push(Influence {
-                            joint: 0,
-                            weight: 1.0,
-                            offset: axes::position(vertex.position),
-                            normal: axes::position(vertex.normal),
-                        });
-                    }
-                    ranges.push((first, influences.len() as u32 - first));
+                    *l = used.len() as u32;
+                    used.push(vertex);
                 }
                 *corner = *l;
             }
             triangles.push(corners);
         }
+        let source_positions: Vec<Vec3> = used.iter().map(|v| axes::position(v.position)).collect();
+        let normals: Vec<Vec3> =
+            used.iter().map(|v| axes::position(v.normal).try_normalize().unwrap_or(Vec3::Y)).collect();
+        let uvs: Vec<Vec2> = used.iter().map(|v| Vec2::from_array(v.uv)).collect();
+        let (ranges, influences) = if bone_count > 0 { skin_influences(&used, bone_count) } else { Default::default() };
         let n = source_positions.len() as u32;
         let mesh_index = scene.meshes.len();
         let node_index = scene.nodes.len();
@@ -322,6 +296,36 @@ fn build_meshes(model: &M2Model, skin: &Skin, scene: &mut Scene) -> Vec<Option<u
         ));
     }
     out
+}
+
+/// The bone influences of each vertex in `used` (of a model with `bone_count` > 0 bones):
+/// weights on existing bones, scaled to sum to 1. A vertex with no usable weight follows the
+/// first bone rather than collapse to the origin.
+fn skin_influences(used: &[&Vertex], bone_count: usize) -> (Vec<(u32, u32)>, Vec<Influence>) {
+    let mut ranges = Vec::with_capacity(used.len());
+    let mut influences = Vec::with_capacity(used.len() * 2);
+    for vertex in used {
+        let first = influences.len() as u32;
+        let offset = axes::position(vertex.position);
+        let normal = axes::position(vertex.normal);
+        let total: u32 = vertex
+            .weights
+            .iter()
+            .zip(vertex.bones)
+            .filter(|&(_, b)| usize::from(b) < bone_count)
+            .map(|(&w, _)| u32::from(w))
+            .sum();
+        for (&w, b) in vertex.weights.iter().zip(vertex.bones) {
+            if w > 0 && usize::from(b) < bone_count && total > 0 {
+                influences.push(Influence { joint: u32::from(b), weight: f32::from(w) / total as f32, offset, normal });
+            }
+        }
+        if influences.len() as u32 == first {
+            influences.push(Influence { joint: 0, weight: 1.0, offset, normal });
+        }
+        ranges.push((first, influences.len() as u32 - first));
+    }
+    (ranges, influences)
 }
 
 /// Per texture unit: the material made for it (`None` when the unit was dropped).
@@ -410,10 +414,10 @@ fn build_materials(
             RawField::new("environment mapped", unit.offset + UNIT_TEXCOORD_COMBO, u64::from(env_map)),
         ];
         let index = scene.materials.len();
-        scene.materials.push(material.clone());
         if let Some(list) = per_mesh.get_mut(mesh) {
             list.push((material.draw_order, index));
         }
+        scene.materials.push(material);
         out.push(Some(index));
     }
     // Each mesh draws its units in priority-plane, then layer order: same triangles, one pass each.
@@ -840,5 +844,27 @@ mod tests {
         };
         assert_eq!((joints(0), joints(1)), (0, 1));
         assert!(scene.global_channels.is_empty());
+    }
+
+    #[test]
+    fn influences_keep_weights_on_existing_bones_scaled_to_one_else_follow_bone_0() {
+        let vertex = |weights: [u8; 4], bones: [u8; 4]| Vertex {
+            position: Vec3::new(1.0, 2.0, 3.0),
+            weights,
+            bones,
+            normal: Vec3::new(0.0, 0.0, 2.0),
+            uv: [0.0; 2],
+        };
+        let split = vertex([100, 0, 50, 50], [1, 0, 2, 9]); // bone 9 does not exist
+        let none_usable = vertex([0, 0, 0, 40], [0, 1, 2, 7]);
+        let whole = vertex([255, 0, 0, 0], [2, 0, 0, 0]);
+        let (ranges, influences) = skin_influences(&[&split, &none_usable, &whole], 3);
+        assert_eq!(ranges, [(0, 2), (2, 1), (3, 1)]);
+        let joints_and_weights: Vec<(u32, f32)> = influences.iter().map(|i| (i.joint, i.weight)).collect();
+        assert_eq!(joints_and_weights, [(1, 100.0 / 150.0), (2, 50.0 / 150.0), (0, 1.0), (2, 1.0)]);
+        // Scene axes: (x, y, z) → (x, z, −y); every influence carries its vertex's bind values.
+        assert!(
+            influences.iter().all(|i| i.offset == Vec3::new(1.0, 3.0, -2.0) && i.normal == Vec3::new(0.0, 2.0, 0.0))
+        );
     }
 }
