@@ -519,7 +519,10 @@ fn bone_channels(
     joint_names: &[std::sync::Arc<str>],
     clip: &mut Clip,
 ) {
-    let mut joints = Vec::new();
+    // At most one entry per bone: reserved once, so the reports (about 170 bytes each) are not
+    // moved as the lists grow.
+    let mut joints = Vec::with_capacity(bones.len());
+    clip.tracks.reserve(bones.len());
     for (b, bone) in bones.iter_mut().enumerate() {
         let t = take_clip_keys(&mut bone.translation, sequence, axes::position);
         let r = take_clip_keys(&mut bone.rotation, sequence, axes::rotation);
@@ -536,14 +539,15 @@ fn bone_channels(
             break;
         }
         *budget -= key_total;
+        let present = usize::from(t.is_some()) + usize::from(r.is_some()) + usize::from(sc.is_some());
         let mut report = TrackReport {
             index: b as u32,
             target: b as u32,
             target_name: joint_names.get(b).cloned(),
-            channels: Vec::new(),
+            channels: Vec::with_capacity(present),
             flags: bone.flags,
             slots: Vec::new(),
-            key_counts: Vec::new(),
+            key_counts: Vec::with_capacity(present),
             reasons: Vec::new(),
             skipped: None,
         };
