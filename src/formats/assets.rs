@@ -232,6 +232,9 @@ impl Folder {
 #[derive(Debug, Default)]
 pub struct Assets {
     folders: HashMap<FolderSource, Arc<Folder>>,
+    /// Where each folder asked for by path lives: a model's folder is asked for by its skins,
+    /// its images and its weapon, and each answer costs a `stat` (or more, for an archive).
+    sources: HashMap<PathBuf, FolderSource>,
     shared: Option<SharedListings>,
     /// Texture names already resolved in this open, by (name, search folders): a model's skins
     /// are looked up for its choices and again for its images, and each lookup may walk every
@@ -260,7 +263,15 @@ impl Assets {
 
     /// The listing of folder `dir`: a directory, a `.wad` archive or a directory inside one.
     pub fn folder(&mut self, dir: &Path) -> Arc<Folder> {
-        self.folder_of(FolderSource::at(dir))
+        let source = match self.sources.get(dir) {
+            Some(source) => source.clone(),
+            None => {
+                let source = FolderSource::at(dir);
+                self.sources.insert(dir.to_path_buf(), source.clone());
+                source
+            }
+        };
+        self.folder_of(source)
     }
 
     fn folder_of(&mut self, source: FolderSource) -> Arc<Folder> {
