@@ -234,7 +234,9 @@ pub struct Assets {
     folders: HashMap<FolderSource, Arc<Folder>>,
     /// Where each folder asked for by path lives: a model's folder is asked for by its skins,
     /// its images and its weapon, and each answer costs a `stat` (or more, for an archive).
-    sources: HashMap<PathBuf, FolderSource>,
+    /// Keyed by the exact spelling (`x.wad` and `x.wad/` are equal paths but not the same
+    /// folder to `FolderSource::at`).
+    sources: HashMap<std::ffi::OsString, FolderSource>,
     shared: Option<SharedListings>,
     /// Texture names already resolved in this open, by (name, search folders): a model's skins
     /// are looked up for its choices and again for its images, and each lookup may walk every
@@ -263,11 +265,11 @@ impl Assets {
 
     /// The listing of folder `dir`: a directory, a `.wad` archive or a directory inside one.
     pub fn folder(&mut self, dir: &Path) -> Arc<Folder> {
-        let source = match self.sources.get(dir) {
+        let source = match self.sources.get(dir.as_os_str()) {
             Some(source) => source.clone(),
             None => {
                 let source = FolderSource::at(dir);
-                self.sources.insert(dir.to_path_buf(), source.clone());
+                self.sources.insert(dir.as_os_str().to_owned(), source.clone());
                 source
             }
         };

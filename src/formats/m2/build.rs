@@ -444,6 +444,7 @@ fn build_clips(
 ) {
     let mut budget = input_len.saturating_mul(CLIP_KEYS_PER_INPUT_BYTE).max(1 << 20);
     let mut used_names: Vec<String> = Vec::new();
+    let mut taken = Vec::new();
     // Shared by every clip's track reports: one allocation per bone, not per bone and clip.
     let joint_names: Vec<std::sync::Arc<str>> = scene
         .skeletons
@@ -474,7 +475,7 @@ fn build_clips(
                 anim_file_suffix(seq.id, seq.variation)
             ));
         }
-        bone_channels(&mut model.bones, sequence, &mut budget, &joint_names, &mut clip);
+        bone_channels(&mut model.bones, sequence, &mut budget, &joint_names, &mut clip, &mut taken);
         if let Some(skin) = skin {
             material_channels(model, skin, unit_materials, sequence, &mut clip);
         }
@@ -493,7 +494,7 @@ fn build_clips(
         warnings: Vec::new(),
     };
     let only_global = SequenceKeys { index: 0, missing: true };
-    bone_channels(&mut model.bones, only_global, &mut budget, &joint_names, &mut globals);
+    bone_channels(&mut model.bones, only_global, &mut budget, &joint_names, &mut globals, &mut taken);
     if let Some(skin) = skin {
         material_channels(model, skin, unit_materials, only_global, &mut globals);
     }
@@ -511,18 +512,25 @@ fn build_clips(
     }
 }
 
+/// One bone's keys taken for a clip: the bone, its flags, and its translation, rotation and
+/// scale keys (each `None` where that track does not play).
+type BoneKeys =
+    (usize, u32, Option<(Curve<Vec3>, TrackTime)>, Option<(Curve<Quat>, TrackTime)>, Option<(Curve<Vec3>, TrackTime)>);
+
 /// The skeleton channel of one sequence (or of the global tracks alone) and its track reports.
+/// `taken` is scratch space kept between clips.
 fn bone_channels(
     bones: &mut [super::model::Bone],
     sequence: SequenceKeys,
     budget: &mut u64,
     joint_names: &[std::sync::Arc<str>],
     clip: &mut Clip,
+    taken: &mut Vec<BoneKeys>,
 ) {
-    // At most one entry per bone: reserved once, so the reports (about 170 bytes each) are not
-    // moved as the lists grow.
-    let mut joints = Vec::with_capacity(bones.len());
-    clip.tracks.reserve(bones.len());
+    // The keys first, then the reports in lists sized exactly: reports (about 170 bytes each)
+    // are not moved as a list grows, and a clip reserves nothing for bones that do not play
+    // in it (sized by the bone count, a crafted file could ask sequences × bones of them).
+    taken.clear();
     for (b, bone) in bones.iter_mut().enumerate() {
         let t = take_clip_keys(&mut bone.translation, sequence, axes::position);
         let r = take_clip_keys(&mut bone.rotation, sequence, axes::rotation);
@@ -539,13 +547,18 @@ fn bone_channels(
             break;
         }
         *budget -= key_total;
+        taken.push((b, bone.flags, t, r, sc));
+    }
+    let mut joints = Vec::with_capacity(taken.len());
+    clip.tracks.reserve(taken.len());
+    for (b, flags, t, r, sc) in taken.drain(..) {
         let present = usize::from(t.is_some()) + usize::from(r.is_some()) + usize::from(sc.is_some());
         let mut report = TrackReport {
             index: b as u32,
             target: b as u32,
             target_name: joint_names.get(b).cloned(),
             channels: Vec::with_capacity(present),
-            flags: bone.flags,
+            flags,
             slots: Vec::new(),
             key_counts: Vec::with_capacity(present),
             reasons: Vec::new(),
@@ -870,5 +883,27 @@ mod tests {
         assert!(
             influences.iter().all(|i| i.offset == Vec3::new(1.0, 3.0, -2.0) && i.normal == Vec3::new(0.0, 2.0, 0.0))
         );
+    }
+
+    /// A file may hold many sequences and bones with no keys at all (tables can even overlap):
+    /// clips must not reserve room for bones that do not play in them.
+    #[test]
+    fn clips_reserve_nothing_for_bones_without_keys() {
+        let mut model = model_with_a_global_track();
+        let bone = model.bones[0].clone();
+        let sequence = model.sequences[0].clone();
+        model.bones = vec![Bone { translation: Track::default(), ..bone }; 300];
+        model.sequences = vec![sequence; 300];
+        model.anim_present = vec![None; 300];
+        let scene = build(&mut model, None, &BuildOptions::default(), 1000);
+        assert_eq!(scene.clips.len(), 300);
+        for clip in &scene.clips {
+            assert_eq!(clip.tracks.capacity(), 0, "{}", clip.name);
+            for channel in &clip.channels {
+                if let Channel::BoneTracks { joints, .. } = channel {
+                    assert_eq!(joints.capacity(), 0, "{}", clip.name);
+                }
+            }
+        }
     }
 }
