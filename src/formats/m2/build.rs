@@ -29,6 +29,12 @@ pub struct BuildOptions {
 /// Keys emitted into clips per byte of input (global tracks repeat in every clip).
 const CLIP_KEYS_PER_INPUT_BYTE: u64 = 16;
 
+/// What one bone's entry in a clip (its joint tracks and track report, about 400 bytes) counts
+/// against that key budget on top of its keys. A global-sequence track is copied into every
+/// clip, so a crafted file whose sequence and bone tables overlap could otherwise ask for
+/// sequences × bones entries of one key each: gigabytes from a 1 MB file.
+const KEYS_PER_CLIP_ENTRY: u64 = 24;
+
 /// The blend mode of render-flags entry `mode`, or `None` outside 0..=7.
 pub fn blend_mode(mode: u16) -> Option<BlendMode> {
     Some(match mode {
@@ -541,7 +547,8 @@ fn bone_channels(
         let key_total = [t.as_ref().map(|k| k.0.len()), r.as_ref().map(|k| k.0.len()), sc.as_ref().map(|k| k.0.len())]
             .iter()
             .flatten()
-            .sum::<usize>() as u64;
+            .sum::<usize>() as u64
+            + KEYS_PER_CLIP_ENTRY;
         if key_total > *budget {
             clip.warnings.push("too many keys for the size of the input; remaining bones hold still".into());
             break;
@@ -905,5 +912,22 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn global_tracks_copied_into_every_clip_count_against_the_key_budget() {
+        let mut model = model_with_a_global_track();
+        let bone = model.bones[0].clone();
+        let sequence = model.sequences[0].clone();
+        model.bones = vec![bone; 400];
+        model.sequences = vec![sequence; 400];
+        model.anim_present = vec![None; 400];
+        // A tiny input gets the minimum budget of 2^20 keys: 160,000 entries of two keys each
+        // would fit it by keys alone, but not with each entry's own cost.
+        let scene = build(&mut model, None, &BuildOptions::default(), 1000);
+        let entries: u64 = scene.clips.iter().map(|c| c.tracks.len() as u64).sum();
+        assert_eq!(entries, (1 << 20) / (2 + KEYS_PER_CLIP_ENTRY));
+        assert!(scene.clips.iter().any(|c| c.warnings.iter().any(|w| w.starts_with("too many keys"))));
+        assert!(scene.clips.first().is_some_and(|c| c.tracks.len() == 400), "early clips play every bone");
     }
 }
