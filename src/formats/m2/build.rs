@@ -483,7 +483,7 @@ fn build_clips(
         }
         bone_channels(&mut model.bones, sequence, &mut budget, &joint_names, &mut clip, &mut taken);
         if let Some(skin) = skin {
-            material_channels(model, skin, unit_materials, sequence, &mut clip);
+            material_channels(model, skin, unit_materials, sequence, &mut budget, &mut clip);
         }
         scene.clips.push(clip);
     }
@@ -502,7 +502,7 @@ fn build_clips(
     let only_global = SequenceKeys { index: 0, missing: true };
     bone_channels(&mut model.bones, only_global, &mut budget, &joint_names, &mut globals, &mut taken);
     if let Some(skin) = skin {
-        material_channels(model, skin, unit_materials, only_global, &mut globals);
+        material_channels(model, skin, unit_materials, only_global, &mut budget, &mut globals);
     }
     let moves = |c: &Channel| !matches!(c, Channel::BoneTracks { joints, .. } if joints.is_empty());
     if globals.channels.iter().any(moves) {
@@ -598,14 +598,38 @@ fn bone_channels(
     }
 }
 
-fn material_channels(model: &M2Model, skin: &Skin, unit_materials: &[Option<usize>], s: SequenceKeys, clip: &mut Clip) {
+fn material_channels(
+    model: &M2Model,
+    skin: &Skin,
+    unit_materials: &[Option<usize>],
+    s: SequenceKeys,
+    budget: &mut u64,
+    clip: &mut Clip,
+) {
+    // Material tracks are copied into every clip that plays them (several units may share
+    // one), so each channel counts against the key budget as a bone's entry does.
+    let mut afford = |keys: usize, clip: &mut Clip| {
+        let cost = (keys as u64).saturating_add(KEYS_PER_CLIP_ENTRY);
+        if cost > *budget {
+            clip.warnings.push("too many keys for the size of the input; remaining texture units hold still".into());
+            return false;
+        }
+        *budget -= cost;
+        true
+    };
     for (unit, material) in skin.units.iter().zip(unit_materials) {
         let Some(material) = *material else { continue };
         if let Some(color) = usize::try_from(unit.color).ok().and_then(|c| model.colors.get(c)) {
             if let Some((keys, time)) = clip_keys(&color.rgb, s, |v| v) {
+                if !afford(keys.len(), clip) {
+                    return;
+                }
                 clip.channels.push(Channel::MaterialColor { material, keys, time });
             }
             if let Some((keys, time)) = clip_keys(&color.alpha, s, |v| v) {
+                if !afford(keys.len(), clip) {
+                    return;
+                }
                 clip.channels.push(Channel::MaterialAlpha { material, keys, time });
             }
         }
@@ -614,6 +638,9 @@ fn material_channels(model: &M2Model, skin: &Skin, unit_materials: &[Option<usiz
             .get(usize::from(unit.weight_combo))
             .and_then(|&t| model.transparencies.get(usize::from(t)));
         if let Some((keys, time)) = transparency.and_then(|t| clip_keys(t, s, |v| v)) {
+            if !afford(keys.len(), clip) {
+                return;
+            }
             clip.channels.push(Channel::MaterialAlpha { material, keys, time });
         }
         // Flag 0x10 marks a static unit: no texture animation.
@@ -628,6 +655,11 @@ fn material_channels(model: &M2Model, skin: &Skin, unit_materials: &[Option<usiz
             let r = clip_keys(&anim.rotation, s, |q: Quat| q);
             let sc = clip_keys(&anim.scale, s, |v| v);
             if t.is_some() || r.is_some() || sc.is_some() {
+                let keys =
+                    [t.as_ref().map(|k| k.0.len()), r.as_ref().map(|k| k.0.len()), sc.as_ref().map(|k| k.0.len())];
+                if !afford(keys.iter().flatten().sum(), clip) {
+                    return;
+                }
                 let time = [
                     t.as_ref().map(|k| k.1).unwrap_or_default(),
                     r.as_ref().map(|k| k.1).unwrap_or_default(),
@@ -929,5 +961,53 @@ mod tests {
         assert_eq!(entries, (1 << 20) / (2 + KEYS_PER_CLIP_ENTRY));
         assert!(scene.clips.iter().any(|c| c.warnings.iter().any(|w| w.starts_with("too many keys"))));
         assert!(scene.clips.first().is_some_and(|c| c.tracks.len() == 400), "early clips play every bone");
+    }
+
+    #[test]
+    fn material_tracks_copied_into_every_clip_count_against_the_key_budget() {
+        use crate::formats::m2::model::ColorAnim;
+        use crate::formats::m2::skin::TextureUnit;
+        let mut model = model_with_a_global_track();
+        let global_rgb = Track {
+            interpolation: super::super::tracks::INTERP_LINEAR,
+            global_sequence: Some(0),
+            global_period: 200,
+            sequences: vec![Curve::linear(vec![Key { time: 0.0, value: Vec3::ONE }])],
+        };
+        model.colors = vec![ColorAnim { rgb: global_rgb, alpha: Track::default() }];
+        let unit = TextureUnit {
+            flags: 0x10,
+            priority: 0,
+            shader_id: 0,
+            submesh: 0,
+            color: 0,
+            render_flags: 0,
+            layer: 0,
+            texture_count: 1,
+            texture_combo: 0,
+            texcoord_combo: 0,
+            weight_combo: 0,
+            transform_combo: 0,
+            offset: 0,
+        };
+        // A thousand units share one global colour track of one key: ten fit the budget.
+        let skin = Skin { units: vec![unit; 1000], ..Skin::default() };
+        let materials = vec![Some(0); 1000];
+        let mut budget = 10 * (1 + KEYS_PER_CLIP_ENTRY) + 3;
+        let mut clip = Clip {
+            name: "c".into(),
+            source: None,
+            start: 0.0,
+            end: 1.0,
+            rate: 1000.0,
+            channels: Vec::new(),
+            tracks: Vec::new(),
+            warnings: Vec::new(),
+        };
+        let sequence = SequenceKeys { index: 0, missing: false };
+        material_channels(&model, &skin, &materials, sequence, &mut budget, &mut clip);
+        assert_eq!(clip.channels.len(), 10);
+        assert_eq!(budget, 3);
+        assert_eq!(clip.warnings.len(), 1);
     }
 }
