@@ -96,21 +96,7 @@ pub fn character_model() -> (mdview::formats::m2::model::M2Model, mdview::format
             center: [0.0; 3],
             offset: 0,
         }],
-        units: vec![TextureUnit {
-            flags: 0,
-            priority: 0,
-            shader_id: 0,
-            submesh: 0,
-            color: -1,
-            render_flags: 0,
-            layer: 0,
-            texture_count: 1,
-            texture_combo: 0,
-            texcoord_combo: 0,
-            weight_combo: 0,
-            transform_combo: 0,
-            offset: 0,
-        }],
+        units: vec![TextureUnit { color: -1, texture_count: 1, ..TextureUnit::default() }],
         bone_count_max: 4,
     };
     (model, skin)

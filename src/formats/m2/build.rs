@@ -35,6 +35,22 @@ const CLIP_KEYS_PER_INPUT_BYTE: u64 = 16;
 /// sequences × bones entries of one key each: gigabytes from a 1 MB file.
 const KEYS_PER_CLIP_ENTRY: u64 = 24;
 
+/// Keys in one track's share of a clip (0 where the track does not play).
+fn keys_in<T>(taken: &Option<(Curve<T>, TrackTime)>) -> usize {
+    taken.as_ref().map_or(0, |(keys, _)| keys.len())
+}
+
+/// Takes one clip entry of `keys` keys (plus [`KEYS_PER_CLIP_ENTRY`]) from `budget`; `false`,
+/// leaving the budget as it is, where it does not fit.
+fn spend_keys(budget: &mut u64, keys: usize) -> bool {
+    let cost = (keys as u64).saturating_add(KEYS_PER_CLIP_ENTRY);
+    if cost > *budget {
+        return false;
+    }
+    *budget -= cost;
+    true
+}
+
 /// The blend mode of render-flags entry `mode`, or `None` outside 0..=7.
 pub fn blend_mode(mode: u16) -> Option<BlendMode> {
     Some(match mode {
@@ -544,16 +560,10 @@ fn bone_channels(
         if t.is_none() && r.is_none() && sc.is_none() {
             continue;
         }
-        let key_total = [t.as_ref().map(|k| k.0.len()), r.as_ref().map(|k| k.0.len()), sc.as_ref().map(|k| k.0.len())]
-            .iter()
-            .flatten()
-            .sum::<usize>() as u64
-            + KEYS_PER_CLIP_ENTRY;
-        if key_total > *budget {
+        if !spend_keys(budget, keys_in(&t) + keys_in(&r) + keys_in(&sc)) {
             clip.warnings.push("too many keys for the size of the input; remaining bones hold still".into());
             break;
         }
-        *budget -= key_total;
         taken.push((b, bone.flags, t, r, sc));
     }
     let mut joints = Vec::with_capacity(taken.len());
@@ -609,13 +619,11 @@ fn material_channels(
     // Material tracks are copied into every clip that plays them (several units may share
     // one), so each channel counts against the key budget as a bone's entry does.
     let mut afford = |keys: usize, clip: &mut Clip| {
-        let cost = (keys as u64).saturating_add(KEYS_PER_CLIP_ENTRY);
-        if cost > *budget {
+        let fits = spend_keys(budget, keys);
+        if !fits {
             clip.warnings.push("too many keys for the size of the input; remaining texture units hold still".into());
-            return false;
         }
-        *budget -= cost;
-        true
+        fits
     };
     for (unit, material) in skin.units.iter().zip(unit_materials) {
         let Some(material) = *material else { continue };
@@ -655,9 +663,7 @@ fn material_channels(
             let r = clip_keys(&anim.rotation, s, |q: Quat| q);
             let sc = clip_keys(&anim.scale, s, |v| v);
             if t.is_some() || r.is_some() || sc.is_some() {
-                let keys =
-                    [t.as_ref().map(|k| k.0.len()), r.as_ref().map(|k| k.0.len()), sc.as_ref().map(|k| k.0.len())];
-                if !afford(keys.iter().flatten().sum(), clip) {
+                if !afford(keys_in(&t) + keys_in(&r) + keys_in(&sc), clip) {
                     return;
                 }
                 let time = [
@@ -975,21 +981,7 @@ mod tests {
             sequences: vec![Curve::linear(vec![Key { time: 0.0, value: Vec3::ONE }])],
         };
         model.colors = vec![ColorAnim { rgb: global_rgb, alpha: Track::default() }];
-        let unit = TextureUnit {
-            flags: 0x10,
-            priority: 0,
-            shader_id: 0,
-            submesh: 0,
-            color: 0,
-            render_flags: 0,
-            layer: 0,
-            texture_count: 1,
-            texture_combo: 0,
-            texcoord_combo: 0,
-            weight_combo: 0,
-            transform_combo: 0,
-            offset: 0,
-        };
+        let unit = TextureUnit { flags: 0x10, color: 0, texture_count: 1, ..TextureUnit::default() };
         // A thousand units share one global colour track of one key: ten fit the budget.
         let skin = Skin { units: vec![unit; 1000], ..Skin::default() };
         let materials = vec![Some(0); 1000];

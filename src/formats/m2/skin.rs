@@ -24,7 +24,7 @@ pub struct SkinSubmesh {
     pub offset: u64,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TextureUnit {
     pub flags: u8,
     pub priority: i8,
