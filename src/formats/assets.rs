@@ -167,6 +167,21 @@ impl ImageSource for Asset {
     }
 }
 
+/// Whether two names are equal ignoring case (ASCII without allocating).
+fn same_ignoring_case(a: &str, b: &str) -> bool {
+    if a.is_ascii() && b.is_ascii() { a.eq_ignore_ascii_case(b) } else { a.to_lowercase() == b.to_lowercase() }
+}
+
+/// `name` in lower case, borrowed when it already is: the resolver asks with names it has
+/// lower-cased itself ([`image_candidates`]).
+fn lower_case(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
+        std::borrow::Cow::Owned(name.to_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(name)
+    }
+}
+
 /// One folder's listing, made once.
 #[derive(Debug)]
 pub struct Folder {
@@ -201,7 +216,7 @@ impl Folder {
 
     /// The file called `name`, compared case-insensitively.
     pub fn file(&self, name: &str) -> Option<Asset> {
-        match self.by_lower.get(&name.to_lowercase()) {
+        match self.by_lower.get(lower_case(name).as_ref()) {
             Some((real, false)) => Some(Asset { folder: self.source.clone(), name: real.clone() }),
             _ => None,
         }
@@ -209,7 +224,7 @@ impl Folder {
 
     /// The sub-folder called `name`, compared case-insensitively.
     fn sub_folder(&self, name: &str) -> Option<FolderSource> {
-        match self.by_lower.get(&name.to_lowercase()) {
+        match self.by_lower.get(lower_case(name).as_ref()) {
             Some((real, true)) => Some(self.source.sub_folder(real)),
             _ => None,
         }
@@ -237,12 +252,18 @@ pub struct Assets {
     /// Keyed by the exact spelling (`x.wad` and `x.wad/` are equal paths but not the same
     /// folder to `FolderSource::at`).
     sources: HashMap<std::ffi::OsString, FolderSource>,
+    /// `may_hold`'s answers, by the folder's path spelled as written (`base/players`).
+    may_hold: HashMap<std::ffi::OsString, bool>,
     shared: Option<SharedListings>,
-    /// Texture names already resolved in this open, by (name, search folders): a model's skins
-    /// are looked up for its choices and again for its images, and each lookup may walk every
-    /// folder above the model.
-    resolved: HashMap<(String, Vec<PathBuf>), Option<Asset>>,
+    /// Texture names already resolved in this open, by search folders, then name: a model's
+    /// skins are looked up for its choices and again for its images, and each lookup may walk
+    /// every folder above the model. An open uses one or two search lists, so they are
+    /// compared, not hashed (hashing a path goes component by component).
+    resolved: Vec<(Vec<PathBuf>, ResolvedNames)>,
 }
+
+/// What each texture name resolved to, against one search list.
+type ResolvedNames = HashMap<String, Option<Asset>>;
 
 /// Folder listings shared by the opens of one batch (`export DIR`), across threads: a folder
 /// that every model's search passes through (the folders above a player model, where a skin's
@@ -334,13 +355,44 @@ impl Assets {
         if search.is_empty() && !Path::new(name.trim()).is_absolute() {
             return None;
         }
-        let key = (name.to_string(), search.to_vec());
-        if let Some(found) = self.resolved.get(&key) {
+        let list = match self.resolved.iter().position(|(searched, _)| searched.as_slice() == search) {
+            Some(list) => list,
+            None => {
+                self.resolved.push((search.to_vec(), HashMap::new()));
+                self.resolved.len() - 1
+            }
+        };
+        if let Some(found) = self.resolved.get(list).and_then(|(_, names)| names.get(name)) {
             return found.clone();
         }
         let found = self.resolve_texture_uncached(name, search);
-        self.resolved.insert(key, found.clone());
+        if let Some((_, names)) = self.resolved.get_mut(list) {
+            names.insert(name.to_string(), found.clone());
+        }
         found
+    }
+
+    /// Whether folder `base`, above the model, may hold a path whose first folder is `first`
+    /// (`players` of `players/hunter/skin.pcx`). Listing each folder above the model to
+    /// compare names case-insensitively cost more than decoding the model, so a listing is
+    /// made only where the model's own path runs through a folder of that name right below
+    /// `base` (the model sits in the game's layout: `baseq2/players/hunter/tris.md2`), or
+    /// already exists. Elsewhere the folder must be spelled as written: one `stat`.
+    fn may_hold(&mut self, base: &Path, below: Option<&Path>, first: &str) -> bool {
+        let on_the_models_path =
+            below.and_then(Path::file_name).is_some_and(|name| same_ignoring_case(&name.to_string_lossy(), first));
+        if on_the_models_path || first == ".." {
+            return true;
+        }
+        // Asked once per skin name with folders in it, for the same few folders.
+        let spelled = base.join(first).into_os_string();
+        if let Some(&may) = self.may_hold.get(&spelled) {
+            return may;
+        }
+        let may =
+            self.folders.contains_key(&FolderSource::Directory(base.to_path_buf())) || Path::new(&spelled).is_dir();
+        self.may_hold.insert(spelled, may);
+        may
     }
 
     fn resolve_texture_uncached(&mut self, name: &str, search: &[PathBuf]) -> Option<Asset> {
@@ -358,10 +410,15 @@ impl Assets {
         if written.contains(['/', '\\'])
             && let Some(model_dir) = search.first()
         {
+            let first = written.split(['/', '\\']).find(|part| !part.is_empty() && *part != ".").unwrap_or("");
+            let mut below: Option<&Path> = None;
             for base in model_dir.ancestors() {
-                if let Some(found) = self.file_at(base, written) {
+                if self.may_hold(base, below, first)
+                    && let Some(found) = self.file_at(base, written)
+                {
                     return Some(found);
                 }
+                below = Some(base);
             }
         }
         if search.is_empty() {
@@ -453,7 +510,10 @@ pub fn archive_texture_dirs(member: &super::wad::path::MemberPath) -> Vec<PathBu
 ///
 /// 1. an absolute path that exists;
 /// 2. a name with folders in it (`/` or `\`), under the model's folder or any folder above it
-///    (where a game's data folder would be), as the Quake II engine looks skins up;
+///    (where a game's data folder would be), as the Quake II engine looks skins up. Its first
+///    folder is matched ignoring case where the model's own path runs through it
+///    (`baseq2/Players/hunter/tris.md2` for `players/hunter/skin.pcx`); elsewhere above the
+///    model it must be spelled as written, so that no folder up to the root is listed;
 /// 3. the base name in each search folder in order: as written when its extension is an
 ///    image's (TPW's `.tga` or a bare name tries the `.wct` of that name first), then its stem
 ///    with each of [`IMAGE_EXTENSIONS`] (an unknown extension is also kept in the stem:
@@ -474,25 +534,37 @@ pub fn image_candidates(name: &str) -> Vec<String> {
         Some((stem, ext)) if !stem.is_empty() => (stem.to_string(), Some(ext.to_string())),
         _ => (base.clone(), None),
     };
-    let mut out = Vec::new();
+    let mut out: Vec<String> = Vec::with_capacity(2 * IMAGE_EXTENSIONS.len() + 2);
+    // At most 18 names: a linear check keeps the first of each without hashing them.
+    let mut add = |name: String| {
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    };
+    // `format!` took a third of a skin lookup.
+    let dotted = |name: &str, ext: &str| {
+        let mut joined = String::with_capacity(name.len() + 1 + ext.len());
+        joined.push_str(name);
+        joined.push('.');
+        joined.push_str(ext);
+        joined
+    };
     // TPW writes `.tga` (or nothing) where the install has a `.wct` of that name.
     if extension.as_deref().is_none_or(|e| e == "tga") {
-        out.push(format!("{stem}.wct"));
+        add(dotted(&stem, "wct"));
     }
     let known = extension.as_deref().is_some_and(|e| IMAGE_EXTENSIONS.contains(&e));
     if known {
-        out.push(base.clone());
+        add(base.clone());
     }
     for ext in IMAGE_EXTENSIONS {
-        out.push(format!("{stem}.{ext}"));
+        add(dotted(&stem, ext));
     }
     if extension.is_some() && !known {
         for ext in IMAGE_EXTENSIONS {
-            out.push(format!("{base}.{ext}"));
+            add(dotted(&base, ext));
         }
     }
-    let mut seen = std::collections::HashSet::new();
-    out.retain(|name| seen.insert(name.clone()));
     out
 }
 
@@ -649,6 +721,38 @@ mod tests {
         // Not under any folder above: the base name beside the model, another extension.
         assert_eq!(found(&mut assets, "players/x/other.pcx"), Some(sub.join("other.png")));
         assert_eq!(found(&mut assets, "missing.pcx"), None);
+        std::fs::remove_dir_all(&root).ok();
+    }
+
+    #[test]
+    fn written_paths_off_the_models_path_need_their_spelling_and_list_no_folder_above() {
+        let root = temp_root("walk");
+        let model_dir = root.join("Models").join("Tank");
+        let shared = root.join("players").join("male");
+        std::fs::create_dir_all(&model_dir).unwrap();
+        std::fs::create_dir_all(&shared).unwrap();
+        std::fs::write(shared.join("Grunt.PCX"), b"x").unwrap();
+        std::fs::write(model_dir.join("skin.pcx"), b"x").unwrap();
+        let search = texture_dirs(Some(&model_dir.join("tris.md2")), &[]);
+        // Each name resolved by a fresh cache; also says whether a folder above was listed.
+        let found = |name: &str| {
+            let mut assets = Assets::new();
+            let path = assets.resolve_texture(name, &search).and_then(|a| a.path());
+            let listed_above = root
+                .ancestors()
+                .any(|above| assets.folders.contains_key(&FolderSource::Directory(above.to_path_buf())));
+            (path, listed_above)
+        };
+        // `players` is spelled as on disk: found above the model (the file's case ignored)
+        // with one `stat` per folder above, none listed.
+        assert_eq!(found("players/male/grunt.pcx"), (Some(shared.join("Grunt.PCX")), false));
+        // Off the model's path and spelled otherwise: not looked for above, so the base name
+        // beside the model answers, or nothing.
+        assert_eq!(found("PLAYERS/male/grunt.pcx"), (None, false));
+        assert_eq!(found("other/skin.pcx"), (Some(model_dir.join("skin.pcx")), false));
+        // `models` lies on the model's own path (`Models`): matched ignoring case, which
+        // lists the folder that holds it.
+        assert_eq!(found("models/tank/SKIN.pcx"), (Some(model_dir.join("skin.pcx")), true));
         std::fs::remove_dir_all(&root).ok();
     }
 
