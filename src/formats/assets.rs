@@ -252,8 +252,8 @@ pub struct Assets {
     /// Keyed by the exact spelling (`x.wad` and `x.wad/` are equal paths but not the same
     /// folder to `FolderSource::at`).
     sources: HashMap<std::ffi::OsString, FolderSource>,
-    /// `may_hold`'s answers, by the folder's path spelled as written (`base/players`).
-    may_hold: HashMap<std::ffi::OsString, bool>,
+    /// Whether a path spelled exactly so exists (`base/players`; see `may_hold`).
+    exists: HashMap<std::ffi::OsString, bool>,
     shared: Option<SharedListings>,
     /// Texture names already resolved in this open, by search folders, then name: a model's
     /// skins are looked up for its choices and again for its images, and each lookup may walk
@@ -372,27 +372,32 @@ impl Assets {
         found
     }
 
-    /// Whether folder `base`, above the model, may hold a path whose first folder is `first`
-    /// (`players` of `players/hunter/skin.pcx`). Listing each folder above the model to
-    /// compare names case-insensitively cost more than decoding the model, so a listing is
-    /// made only where the model's own path runs through a folder of that name right below
-    /// `base` (the model sits in the game's layout: `baseq2/players/hunter/tris.md2`), or
-    /// already exists. Elsewhere the folder must be spelled as written: one `stat`.
+    /// Whether folder `base`, the model's or one above it, may hold a written path whose first
+    /// part is `first` (`players` of `players/hunter/skin.pcx`). Listing each folder above the
+    /// model to compare names case-insensitively cost more than decoding the model, so a
+    /// listing is made only for the model's own folder (listed for its images anyway), where
+    /// the model's path runs through a folder of that name right below `base` (the model sits
+    /// in the game's layout: `baseq2/players/hunter/tris.md2`), or where `base` is listed
+    /// already. Elsewhere `first` must be spelled as written: one `stat`.
     fn may_hold(&mut self, base: &Path, below: Option<&Path>, first: &str) -> bool {
+        let Some(below) = below else { return true };
         let on_the_models_path =
-            below.and_then(Path::file_name).is_some_and(|name| same_ignoring_case(&name.to_string_lossy(), first));
-        if on_the_models_path || first == ".." {
+            below.file_name().is_some_and(|name| same_ignoring_case(&name.to_string_lossy(), first));
+        if on_the_models_path
+            || first == ".."
+            || self.folders.contains_key(&FolderSource::Directory(base.to_path_buf()))
+        {
             return true;
         }
-        // Asked once per skin name with folders in it, for the same few folders.
+        // Asked once per skin name with folders in it, for the same few folders. `exists`, not
+        // `is_dir`: a written `./skin.pcx` has only the file's name as its first part.
         let spelled = base.join(first).into_os_string();
-        if let Some(&may) = self.may_hold.get(&spelled) {
-            return may;
+        if let Some(&exists) = self.exists.get(&spelled) {
+            return exists;
         }
-        let may =
-            self.folders.contains_key(&FolderSource::Directory(base.to_path_buf())) || Path::new(&spelled).is_dir();
-        self.may_hold.insert(spelled, may);
-        may
+        let exists = Path::new(&spelled).exists();
+        self.exists.insert(spelled, exists);
+        exists
     }
 
     fn resolve_texture_uncached(&mut self, name: &str, search: &[PathBuf]) -> Option<Asset> {
@@ -753,6 +758,15 @@ mod tests {
         // `models` lies on the model's own path (`Models`): matched ignoring case, which
         // lists the folder that holds it.
         assert_eq!(found("models/tank/SKIN.pcx"), (Some(model_dir.join("skin.pcx")), true));
+        // The model's own folder is matched ignoring case, as its images are.
+        std::fs::create_dir_all(model_dir.join("Skins")).unwrap();
+        std::fs::write(model_dir.join("Skins").join("Red.pcx"), b"x").unwrap();
+        assert_eq!(found("skins/red.PCX"), (Some(model_dir.join("Skins").join("Red.pcx")), false));
+        // A written `./name` is the file's name spelled as written in a folder above the
+        // model, before the base name beside it with another extension.
+        std::fs::write(root.join("Models").join("coat.pcx"), b"x").unwrap();
+        std::fs::write(model_dir.join("coat.png"), b"x").unwrap();
+        assert_eq!(found("./coat.pcx"), (Some(root.join("Models").join("coat.pcx")), false));
         std::fs::remove_dir_all(&root).ok();
     }
 
