@@ -150,6 +150,15 @@ impl Asset {
         self.folder.read(&self.name)
     }
 
+    /// As [`Asset::read`], into a buffer that decoders may keep views of (Quake II frames): a
+    /// file on disk is read straight into it, without a second copy.
+    pub fn read_shared(&self) -> std::io::Result<Arc<[u8]>> {
+        match &self.folder {
+            FolderSource::Directory(dir) => super::vfs::read_shared(&dir.join(&self.name)),
+            FolderSource::Archive { .. } => self.read().map(Arc::from),
+        }
+    }
+
     /// The name without its extension.
     pub fn stem(&self) -> &str {
         self.name.rsplit_once('.').map_or(self.name.as_str(), |(stem, _)| stem)
@@ -767,6 +776,22 @@ mod tests {
         std::fs::write(root.join("Models").join("coat.pcx"), b"x").unwrap();
         std::fs::write(model_dir.join("coat.png"), b"x").unwrap();
         assert_eq!(found("./coat.pcx"), (Some(root.join("Models").join("coat.pcx")), false));
+        std::fs::remove_dir_all(&root).ok();
+    }
+
+    #[test]
+    fn shared_reads_give_the_bytes_of_files_and_archive_members() {
+        use crate::formats::wad::writer::{WadMember, write_wad};
+        let root = temp_root("shared-read");
+        std::fs::write(root.join("Weapon.MD2"), b"loose bytes").unwrap();
+        let wad = root.join("pak.wad");
+        std::fs::write(&wad, write_wad(&[WadMember::compressed("models/weapon.md2", b"packed bytes packed")])).unwrap();
+        let mut assets = Assets::new();
+        let loose = assets.file(&root, "weapon.md2").unwrap();
+        assert_eq!(&*loose.read_shared().unwrap(), b"loose bytes");
+        let member = assets.file(&wad.join("models"), "WEAPON.md2").unwrap();
+        assert_eq!(&*member.read_shared().unwrap(), b"packed bytes packed");
+        assert_eq!(*member.read_shared().unwrap(), *member.read().unwrap());
         std::fs::remove_dir_all(&root).ok();
     }
 

@@ -638,7 +638,8 @@ pub fn open(path: &Path, data: Arc<[u8]>, assets: &mut Assets, picks: &[Pick]) -
     let mut scene = decode_shared(data)?;
     let folder = assets.folder(&assets::model_folder(path));
     let weapon = weapon_beside(path, &folder).map(|asset| {
-        let decoded = asset.read().map_err(|e| e.to_string()).and_then(|d| decode(&d).map_err(|e| e.to_string()));
+        let decoded =
+            asset.read_shared().map_err(|e| e.to_string()).and_then(|d| decode_shared(d).map_err(|e| e.to_string()));
         (asset, decoded)
     });
     // The images the weapon names are its own, never a skin of the player.
