@@ -176,13 +176,9 @@ impl ImageSource for Asset {
     }
 }
 
-/// Whether two names are equal ignoring case (ASCII without allocating).
-fn same_ignoring_case(a: &str, b: &str) -> bool {
-    if a.is_ascii() && b.is_ascii() { a.eq_ignore_ascii_case(b) } else { a.to_lowercase() == b.to_lowercase() }
-}
-
-/// `name` in lower case, borrowed when it already is: the resolver asks with names it has
-/// lower-cased itself ([`image_candidates`]).
+/// `name` in lower case, the one key of every case-insensitive comparison here ([`Folder`]'s
+/// listing and its lookups); borrowed when it already is, as the names the resolver makes
+/// itself ([`image_candidates`]) are.
 fn lower_case(name: &str) -> std::borrow::Cow<'_, str> {
     if name.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
         std::borrow::Cow::Owned(name.to_lowercase())
@@ -206,7 +202,7 @@ impl Folder {
     fn read(source: FolderSource) -> Folder {
         let mut by_lower: HashMap<String, (String, bool)> = HashMap::new();
         for (name, is_dir) in source.list() {
-            let lower = if name.is_ascii() { name.to_ascii_lowercase() } else { name.to_lowercase() };
+            let lower = lower_case(&name).into_owned();
             match by_lower.get(&lower) {
                 Some((kept, _)) if *kept <= name => {}
                 _ => {
@@ -391,7 +387,7 @@ impl Assets {
     fn may_hold(&mut self, base: &Path, below: Option<&Path>, first: &str) -> bool {
         let Some(below) = below else { return true };
         let on_the_models_path =
-            below.file_name().is_some_and(|name| same_ignoring_case(&name.to_string_lossy(), first));
+            below.file_name().is_some_and(|name| lower_case(&name.to_string_lossy()) == lower_case(first));
         if on_the_models_path
             || first == ".."
             || self.folders.contains_key(&FolderSource::Directory(base.to_path_buf()))

@@ -618,9 +618,12 @@ fn material_channels(
 ) {
     // Material tracks are copied into every clip that plays them (several units may share
     // one), so each channel counts against the key budget as a bone's entry does.
-    let mut afford = |keys: usize, clip: &mut Clip| {
+    // `false` once the budget is spent: the channel is dropped and the clip warned.
+    let mut add = |keys: usize, channel: Channel| {
         let fits = spend_keys(budget, keys);
-        if !fits {
+        if fits {
+            clip.channels.push(channel);
+        } else {
             clip.warnings.push("too many keys for the size of the input; remaining texture units hold still".into());
         }
         fits
@@ -628,28 +631,25 @@ fn material_channels(
     for (unit, material) in skin.units.iter().zip(unit_materials) {
         let Some(material) = *material else { continue };
         if let Some(color) = usize::try_from(unit.color).ok().and_then(|c| model.colors.get(c)) {
-            if let Some((keys, time)) = clip_keys(&color.rgb, s, |v| v) {
-                if !afford(keys.len(), clip) {
-                    return;
-                }
-                clip.channels.push(Channel::MaterialColor { material, keys, time });
+            if let Some((keys, time)) = clip_keys(&color.rgb, s, |v| v)
+                && !add(keys.len(), Channel::MaterialColor { material, keys, time })
+            {
+                return;
             }
-            if let Some((keys, time)) = clip_keys(&color.alpha, s, |v| v) {
-                if !afford(keys.len(), clip) {
-                    return;
-                }
-                clip.channels.push(Channel::MaterialAlpha { material, keys, time });
+            if let Some((keys, time)) = clip_keys(&color.alpha, s, |v| v)
+                && !add(keys.len(), Channel::MaterialAlpha { material, keys, time })
+            {
+                return;
             }
         }
         let transparency = model
             .transparency_lookup
             .get(usize::from(unit.weight_combo))
             .and_then(|&t| model.transparencies.get(usize::from(t)));
-        if let Some((keys, time)) = transparency.and_then(|t| clip_keys(t, s, |v| v)) {
-            if !afford(keys.len(), clip) {
-                return;
-            }
-            clip.channels.push(Channel::MaterialAlpha { material, keys, time });
+        if let Some((keys, time)) = transparency.and_then(|t| clip_keys(t, s, |v| v))
+            && !add(keys.len(), Channel::MaterialAlpha { material, keys, time })
+        {
+            return;
         }
         // Flag 0x10 marks a static unit: no texture animation.
         let anim = model
@@ -663,21 +663,22 @@ fn material_channels(
             let r = clip_keys(&anim.rotation, s, |q: Quat| q);
             let sc = clip_keys(&anim.scale, s, |v| v);
             if t.is_some() || r.is_some() || sc.is_some() {
-                if !afford(keys_in(&t) + keys_in(&r) + keys_in(&sc), clip) {
-                    return;
-                }
+                let keys = keys_in(&t) + keys_in(&r) + keys_in(&sc);
                 let time = [
                     t.as_ref().map(|k| k.1).unwrap_or_default(),
                     r.as_ref().map(|k| k.1).unwrap_or_default(),
                     sc.as_ref().map(|k| k.1).unwrap_or_default(),
                 ];
-                clip.channels.push(Channel::UvTransform {
+                let channel = Channel::UvTransform {
                     material,
                     translation: t.map(|k| k.0).unwrap_or_default(),
                     rotation: r.map(|k| k.0).unwrap_or_default(),
                     scale: sc.map(|k| k.0).unwrap_or_default(),
                     time,
-                });
+                };
+                if !add(keys, channel) {
+                    return;
+                }
             }
         }
     }
