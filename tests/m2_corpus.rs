@@ -428,7 +428,8 @@ fn sample_by_hand<T: Copy>(curve: &mdview::scene::Curve<T>, time: f32, lerp: imp
 /// Issue 12: a bone track without keys in the playing sequence leaves that component at rest
 /// (WoW Model Viewer, wow.export). Rabbit's bone 0 has no rotation keys in Walk; Run's first
 /// key (17.9° about Y) used to stand in. The expected pose is computed here from the decoded
-/// records: Walk's own keys, WoW axes, parents first, then the scene's vertex weights.
+/// records: Walk's own keys (decoded in scene axes), pivots mapped from WoW axes, parents
+/// first, then the scene's vertex weights.
 #[test]
 fn rabbit_walk_poses_from_its_own_keys_with_keyless_tracks_at_rest() {
     use glam::{Mat4, Quat};
@@ -447,6 +448,13 @@ fn rabbit_walk_poses_from_its_own_keys_with_keyless_tracks_at_rest() {
         Some(_) => 0.0,
         None => t,
     };
+    // WoW (x, y, z) → scene (x, z, −y).
+    let scene_from_wow = Mat4::from_cols(
+        glam::Vec4::new(1.0, 0.0, 0.0, 0.0),
+        glam::Vec4::new(0.0, 0.0, -1.0, 0.0),
+        glam::Vec4::new(0.0, 1.0, 0.0, 0.0),
+        glam::Vec4::W,
+    );
     let mut world: Vec<Mat4> = Vec::new();
     for bone in &model.bones {
         for interpolation in [bone.translation.interpolation, bone.rotation.interpolation, bone.scale.interpolation] {
@@ -479,20 +487,15 @@ fn rabbit_walk_poses_from_its_own_keys_with_keyless_tracks_at_rest() {
                 sample_by_hand(c, keys_at(st.global_sequence, st.global_period, time), |a, b, f| a.lerp(b, f))
             })
             .unwrap_or(Vec3::ONE);
-        let local = Mat4::from_translation(bone.pivot + t)
+        // Track keys are decoded in scene axes; the pivot is stored in WoW axes.
+        let pivot = scene_from_wow.transform_point3(bone.pivot);
+        let local = Mat4::from_translation(pivot + t)
             * Mat4::from_quat(r)
             * Mat4::from_scale(s)
-            * Mat4::from_translation(-bone.pivot);
+            * Mat4::from_translation(-pivot);
         let parent = usize::try_from(bone.parent).ok().and_then(|p| world.get(p)).copied().unwrap_or(Mat4::IDENTITY);
         world.push(parent * local);
     }
-    // WoW (x, y, z) → scene (x, z, −y).
-    let scene_from_wow = Mat4::from_cols(
-        glam::Vec4::new(1.0, 0.0, 0.0, 0.0),
-        glam::Vec4::new(0.0, 0.0, -1.0, 0.0),
-        glam::Vec4::new(0.0, 1.0, 0.0, 0.0),
-        glam::Vec4::W,
-    );
     let pose = Pose::at(&scene, Some(walk), time);
     let mesh = &scene.meshes[0];
     let skin = mesh.skin.as_ref().unwrap();
@@ -501,8 +504,7 @@ fn rabbit_walk_poses_from_its_own_keys_with_keyless_tracks_at_rest() {
     for (v, &(start, count)) in skin.ranges.iter().enumerate() {
         let mut expected = Vec3::ZERO;
         for inf in &skin.influences[start as usize..(start + count) as usize] {
-            let joint = scene_from_wow * world[inf.joint as usize] * scene_from_wow.inverse();
-            expected += joint.transform_point3(inf.offset) * inf.weight;
+            expected += world[inf.joint as usize].transform_point3(inf.offset) * inf.weight;
         }
         let render = mesh.vertex_source.iter().position(|&s| s as usize == v).unwrap();
         worst = worst.max((posed[render] - expected).length());

@@ -81,53 +81,36 @@ struct SequenceKeys {
     missing: bool,
 }
 
-/// Keys of `track` for `sequence` in scene axes, or `None` when the track does not animate it.
+/// Keys of `track` for `sequence`, or `None` when the track does not animate it.
 /// Only the playing sequence's own keys count, or the keys of the track's global sequence: a
 /// track without keys in the sequence contributes nothing, so that component stays at rest
 /// (no translation, identity rotation, scale 1). This follows WoW Model Viewer, where
 /// `Animated::uses(anim)` is false and the bone takes no transform from the track, and
 /// wow.export, where `has_trans`/`has_rot`/`has_scale` are false and the part stays identity.
 /// A track of a sequence whose .anim file is missing is left out too (bind pose), unless it
-/// is global.
-fn clip_keys<T: Copy>(track: &Track<T>, sequence: SequenceKeys, map: impl Fn(T) -> T) -> Option<(Curve<T>, TrackTime)> {
+/// is global. Values are used as stored: colours, alphas and texture transforms have no axes,
+/// and bone keys were read in scene axes.
+fn clip_keys<T: Copy>(track: &Track<T>, sequence: SequenceKeys) -> Option<(Curve<T>, TrackTime)> {
     if sequence.missing && track.global_sequence.is_none() {
         return None;
     }
     let (curve, time) = track.keys_for(sequence.index);
-    let mut curve = curve.filter(|c| !c.is_empty())?.clone();
-    to_scene_axes(&mut curve, map);
-    Some((curve, time))
+    Some((curve.filter(|c| !c.is_empty())?.clone(), time))
 }
 
-/// Turns a curve's values and tangents with `map` (file axes to scene axes), in place.
-fn to_scene_axes<T: Copy>(curve: &mut Curve<T>, map: impl Fn(T) -> T) {
-    for key in &mut curve.keys {
-        key.value = map(key.value);
-    }
-    for [tangent_in, tangent_out] in &mut curve.tangents {
-        *tangent_in = map(*tangent_in);
-        *tangent_out = map(*tangent_out);
-    }
-}
-
-/// [`clip_keys`] for a track only one clip reads per sequence (a bone's): a sequence's own keys
-/// move into the clip and are turned to scene axes in place, so opening a model with many
-/// sequences and bones copies no keys. A global-sequence track plays in every clip, so each
-/// clip gets a copy of it.
-fn take_clip_keys<T: Copy>(
-    track: &mut Track<T>,
-    sequence: SequenceKeys,
-    map: impl Fn(T) -> T,
-) -> Option<(Curve<T>, TrackTime)> {
+/// [`clip_keys`] for a bone's track, whose keys were read in scene axes and which only one clip
+/// reads per sequence: a sequence's own keys move into the clip untouched, so opening a model
+/// with many sequences and bones neither copies nor revisits its keys. A global-sequence track
+/// plays in every clip, so each clip gets a copy of it.
+fn take_clip_keys<T: Copy>(track: &mut Track<T>, sequence: SequenceKeys) -> Option<(Curve<T>, TrackTime)> {
     if track.global_sequence.is_some() {
-        return clip_keys(track, sequence, map);
+        return clip_keys(track, sequence);
     }
     if sequence.missing {
         return None;
     }
     let (_, time) = track.keys_for(sequence.index);
-    let mut curve = std::mem::take(track.sequences.get_mut(sequence.index).filter(|c| !c.is_empty())?);
-    to_scene_axes(&mut curve, map);
+    let curve = std::mem::take(track.sequences.get_mut(sequence.index).filter(|c| !c.is_empty())?);
     Some((curve, time))
 }
 
@@ -554,9 +537,9 @@ fn bone_channels(
     // in it (sized by the bone count, a crafted file could ask sequences × bones of them).
     taken.clear();
     for (b, bone) in bones.iter_mut().enumerate() {
-        let t = take_clip_keys(&mut bone.translation, sequence, axes::position);
-        let r = take_clip_keys(&mut bone.rotation, sequence, axes::rotation);
-        let sc = take_clip_keys(&mut bone.scale, sequence, axes::scale);
+        let t = take_clip_keys(&mut bone.translation, sequence);
+        let r = take_clip_keys(&mut bone.rotation, sequence);
+        let sc = take_clip_keys(&mut bone.scale, sequence);
         if t.is_none() && r.is_none() && sc.is_none() {
             continue;
         }
@@ -631,12 +614,12 @@ fn material_channels(
     for (unit, material) in skin.units.iter().zip(unit_materials) {
         let Some(material) = *material else { continue };
         if let Some(color) = usize::try_from(unit.color).ok().and_then(|c| model.colors.get(c)) {
-            if let Some((keys, time)) = clip_keys(&color.rgb, s, |v| v)
+            if let Some((keys, time)) = clip_keys(&color.rgb, s)
                 && !add(keys.len(), Channel::MaterialColor { material, keys, time })
             {
                 return;
             }
-            if let Some((keys, time)) = clip_keys(&color.alpha, s, |v| v)
+            if let Some((keys, time)) = clip_keys(&color.alpha, s)
                 && !add(keys.len(), Channel::MaterialAlpha { material, keys, time })
             {
                 return;
@@ -646,7 +629,7 @@ fn material_channels(
             .transparency_lookup
             .get(usize::from(unit.weight_combo))
             .and_then(|&t| model.transparencies.get(usize::from(t)));
-        if let Some((keys, time)) = transparency.and_then(|t| clip_keys(t, s, |v| v))
+        if let Some((keys, time)) = transparency.and_then(|t| clip_keys(t, s))
             && !add(keys.len(), Channel::MaterialAlpha { material, keys, time })
         {
             return;
@@ -659,9 +642,9 @@ fn material_channels(
             .and_then(|a| model.texture_anims.get(a))
             .filter(|_| unit.flags & 0x10 == 0);
         if let Some(anim) = anim {
-            let t = clip_keys(&anim.translation, s, |v| v);
-            let r = clip_keys(&anim.rotation, s, |q: Quat| q);
-            let sc = clip_keys(&anim.scale, s, |v| v);
+            let t = clip_keys(&anim.translation, s);
+            let r = clip_keys(&anim.rotation, s);
+            let sc = clip_keys(&anim.scale, s);
             if t.is_some() || r.is_some() || sc.is_some() {
                 let keys = keys_in(&t) + keys_in(&r) + keys_in(&sc);
                 let time = [

@@ -1,8 +1,9 @@
 //! Decodes the `.m2` itself (magic `MD20`) into plain records: header, sequences, bones with
 //! their tracks, vertices, materials' inputs (render flags, textures, lookups, colours,
 //! transparencies, texture animations) and the listed extras (attachments, events, lights,
-//! cameras, ribbon and particle emitters). Positions stay in the file's Z-up axes here; the
-//! scene builder maps them (see [`super::axes`]).
+//! cameras, ribbon and particle emitters). Positions stay in the file's Z-up axes here and the
+//! scene builder maps them (see [`super::axes`]), except bone track keys, which are read
+//! straight into scene axes so that building clips need not touch them again.
 
 use glam::{Quat, Vec3};
 
@@ -41,9 +42,12 @@ pub struct Bone {
     pub flags: u32,
     pub parent: i16,
     pub submesh: u16,
+    /// Unlike every other position here, a bone's track keys are in scene axes: they are
+    /// turned as they are read (see [`tracks::BONE_TRANSLATION`]).
     pub translation: Track<Vec3>,
     pub rotation: Track<Quat>,
     pub scale: Track<Vec3>,
+    /// In the file's axes, as stored.
     pub pivot: Vec3,
 }
 
@@ -285,9 +289,14 @@ pub fn decode(data: &[u8], anims: &[Option<&[u8]>]) -> DecodeResult<M2Model> {
             flags: r.u32(at + BONE_FLAGS, "flags").map_err(w)?,
             parent: r.i16(at + BONE_PARENT, "parent").map_err(w)?,
             submesh: r.u16(at + BONE_SUBMESH, "submesh").map_err(w)?,
-            translation: tr.read(at + BONE_TRANSLATION, tracks::VEC3, &label("translation"), &mut m.warnings),
-            rotation: tr.read(at + BONE_ROTATION, tracks::COMPRESSED_QUAT, &label("rotation"), &mut m.warnings),
-            scale: tr.read(at + BONE_SCALE, tracks::VEC3, &label("scale"), &mut m.warnings),
+            translation: tr.read(
+                at + BONE_TRANSLATION,
+                tracks::BONE_TRANSLATION,
+                &label("translation"),
+                &mut m.warnings,
+            ),
+            rotation: tr.read(at + BONE_ROTATION, tracks::BONE_ROTATION, &label("rotation"), &mut m.warnings),
+            scale: tr.read(at + BONE_SCALE, tracks::BONE_SCALE, &label("scale"), &mut m.warnings),
             pivot: vec3_at(&r, at + BONE_PIVOT, "pivot").map_err(w)?,
         };
         m.bones.push(bone);

@@ -9,6 +9,7 @@ use std::cell::Cell;
 
 use glam::{Quat, Vec3};
 
+use super::axes;
 use super::layout::*;
 use crate::formats::reader::Reader;
 use crate::scene::{Curve, Interpolation, Key, TrackTime};
@@ -92,6 +93,21 @@ pub const COMPRESSED_QUAT: ValueKind<Quat> = ValueKind {
         Some(Quat::from_xyzw(x, y, z, w))
     },
 };
+
+/// Bone tracks are read straight into scene axes ([`super::axes`]), values and tangents alike:
+/// each key is turned while it is in hand, so building clips later moves the keys without
+/// touching them again (a character's keys are megabytes, read back from cache misses).
+pub const BONE_TRANSLATION: ValueKind<Vec3> =
+    ValueKind { size: 12, parse: |b| vec3_at(b).map(axes::position), tangent: |b| vec3_at(b).map(axes::position) };
+
+pub const BONE_ROTATION: ValueKind<Quat> = ValueKind {
+    size: 8,
+    parse: |b| (COMPRESSED_QUAT.parse)(b).map(axes::rotation),
+    tangent: |b| (COMPRESSED_QUAT.tangent)(b).map(axes::rotation),
+};
+
+pub const BONE_SCALE: ValueKind<Vec3> =
+    ValueKind { size: 12, parse: |b| vec3_at(b).map(axes::scale), tangent: |b| vec3_at(b).map(axes::scale) };
 
 pub const FLOAT_QUAT: ValueKind<Quat> = ValueKind {
     size: 16,
@@ -337,6 +353,34 @@ mod tests {
         let stored = (half - 32768) as i16;
         let q = compressed_quat([32767, 32767, stored, stored]);
         assert!(q.abs_diff_eq(Quat::from_rotation_z(std::f32::consts::FRAC_PI_2), 1e-4), "{q:?}");
+    }
+
+    /// Bone keys come out in scene axes: the WoW-to-scene change of basis `S` (x, y, z) →
+    /// (x, z, −y) applied to a position, and as `S·M·S⁻¹` to a rotation and a scale, values and
+    /// tangents alike. Checked against the matrices, not against `axes`.
+    #[test]
+    fn bone_keys_are_read_in_scene_axes() {
+        use glam::{Mat3, Vec3};
+        let scene_from_wow = Mat3::from_cols(Vec3::X, Vec3::new(0.0, 0.0, -1.0), Vec3::Y);
+        let vec3_bytes = |v: [f32; 3]| v.iter().flat_map(|c| c.to_le_bytes()).collect::<Vec<u8>>();
+        let wow = Vec3::new(1.0, 2.0, 3.0);
+        let stored = vec3_bytes(wow.to_array());
+        let expected = scene_from_wow * wow;
+        assert_eq!((BONE_TRANSLATION.parse)(&stored), Some(expected));
+        assert_eq!((BONE_TRANSLATION.tangent)(&stored), Some(expected));
+        let scale = |k: ValueKind<Vec3>| (k.parse)(&stored).map(Mat3::from_diagonal);
+        let conjugated = scene_from_wow * Mat3::from_diagonal(wow) * scene_from_wow.transpose();
+        assert!(scale(BONE_SCALE).unwrap().abs_diff_eq(conjugated, 1e-6));
+        assert_eq!((BONE_SCALE.tangent)(&stored).map(Mat3::from_diagonal), scale(BONE_SCALE));
+        // 90 degrees about WoW's X axis (stored x = w = sqrt(1/2)).
+        let half = ((0.5f32.sqrt() * 32767.0).round() as i32 - 32768) as i16;
+        let stored: Vec<u8> = [half, 32767, 32767, half].iter().flat_map(|c| c.to_le_bytes()).collect();
+        let wow = compressed_quat([half, 32767, 32767, half]);
+        let conjugated = scene_from_wow * Mat3::from_quat(wow) * scene_from_wow.transpose();
+        let turned = (BONE_ROTATION.parse)(&stored).unwrap();
+        assert!(Mat3::from_quat(turned).abs_diff_eq(conjugated, 1e-5), "{turned:?}");
+        let tangent = (BONE_ROTATION.tangent)(&stored).unwrap();
+        assert!(tangent.abs_diff_eq(turned, 1e-4), "{tangent:?}");
     }
 
     /// Builds a tiny .m2-like buffer holding one vec3 track with 2 keys at 0 and 100 ms, tied
