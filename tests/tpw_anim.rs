@@ -255,7 +255,7 @@ fn fountain_morphs_in_its_track_box_and_keys_every_uv_slot() {
     assert_eq!(clip.length(), 100.0, "the block's declared span, not the last key (10)");
     assert_eq!(clip.rate, 30.0, "the engine's rate");
     let track = &clip.tracks[0];
-    assert_eq!(track.channels, ["morph", "uv", "visibility"]);
+    assert_eq!(track.channels[..], ["morph", "uv", "visibility"]);
     assert_eq!(track.skipped, None);
 
     // centre + field * step, per axis.
@@ -576,9 +576,9 @@ fn every_channel_plays_at_once_as_the_notes_say() {
     let clip = &scene.clips[0];
     assert_eq!((clip.start, clip.end, clip.rate), (0.0, 30.0, 30.0));
     assert!(clip.tracks.iter().all(|t| t.skipped.is_none()), "{:?}", clip.tracks);
-    assert_eq!(clip.tracks[0].channels, ["position", "rotation", "scale", "morph", "uv", "visibility", "easing"]);
-    assert_eq!(clip.tracks[1].channels, ["path progress", "facing"]);
-    assert_eq!(clip.tracks[3].channels, ["raw frames"]);
+    assert_eq!(clip.tracks[0].channels[..], ["position", "rotation", "scale", "morph", "uv", "visibility", "easing"]);
+    assert_eq!(clip.tracks[1].channels[..], ["path progress", "facing"]);
+    assert_eq!(clip.tracks[3].channels[..], ["raw frames"]);
     let pose = |f: f32| at(&scene, "M1", f);
 
     // Frame 15 on the sheet: rotation eased from 0.5 to (141 + 35 r) / 255 of 90 degrees,

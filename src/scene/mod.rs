@@ -926,12 +926,15 @@ pub struct TrackReport {
     /// Shared with the skeleton: a model reports each bone once per clip.
     pub target_name: Option<std::sync::Arc<str>>,
     /// Channel kinds present: `rotation`, `morph`, `uv`, or `0x…` for undecoded flag bits.
-    /// Borrowed where the kind is a fixed word, so reports allocate nothing per channel.
-    pub channels: Vec<std::borrow::Cow<'static, str>>,
+    /// Borrowed where the kind is a fixed word, and up to three held inline (a bone's
+    /// translation, rotation and scale): a character's 20,000 (bone, clip) reports allocate
+    /// nothing for their lists.
+    pub channels: smallvec::SmallVec<[std::borrow::Cow<'static, str>; 3]>,
     pub flags: u32,
     /// Raw slot pointers, by slot name.
     pub slots: Vec<(String, u32)>,
-    pub key_counts: Vec<(std::borrow::Cow<'static, str>, u32)>,
+    /// Keys per kind, held inline as `channels` is.
+    pub key_counts: smallvec::SmallVec<[(std::borrow::Cow<'static, str>, u32); 3]>,
     /// Each channel that could not play, as `kind: reason`.
     pub reasons: Vec<String>,
     /// Why the track (or one of its channels) was not played; `None` when everything decoded.

@@ -552,39 +552,40 @@ fn bone_channels(
     let mut joints = Vec::with_capacity(taken.len());
     clip.tracks.reserve(taken.len());
     for (b, flags, t, r, sc) in taken.drain(..) {
-        let present = usize::from(t.is_some()) + usize::from(r.is_some()) + usize::from(sc.is_some());
-        let mut report = TrackReport {
-            index: b as u32,
-            target: b as u32,
-            target_name: joint_names.get(b).cloned(),
-            channels: Vec::with_capacity(present),
-            flags,
-            slots: Vec::new(),
-            key_counts: Vec::with_capacity(present),
-            reasons: Vec::new(),
-            skipped: None,
-        };
+        // Both lists hold at most three entries inline: no allocation per report.
+        let mut channels = smallvec::SmallVec::new();
+        let mut key_counts = smallvec::SmallVec::new();
         let mut track = JointTracks { joint: b, ..Default::default() };
         if let Some((keys, time)) = t {
-            report.channels.push("translation".into());
-            report.key_counts.push(("translation".into(), keys.len() as u32));
+            channels.push("translation".into());
+            key_counts.push(("translation".into(), keys.len() as u32));
             track.translation = keys;
             track.timing[0] = time;
         }
         if let Some((keys, time)) = r {
-            report.channels.push("rotation".into());
-            report.key_counts.push(("rotation".into(), keys.len() as u32));
+            channels.push("rotation".into());
+            key_counts.push(("rotation".into(), keys.len() as u32));
             track.rotation = keys;
             track.timing[1] = time;
         }
         if let Some((keys, time)) = sc {
-            report.channels.push("scale".into());
-            report.key_counts.push(("scale".into(), keys.len() as u32));
+            channels.push("scale".into());
+            key_counts.push(("scale".into(), keys.len() as u32));
             track.scale = keys;
             track.timing[2] = time;
         }
         joints.push(track);
-        clip.tracks.push(report);
+        clip.tracks.push(TrackReport {
+            index: b as u32,
+            target: b as u32,
+            target_name: joint_names.get(b).cloned(),
+            channels,
+            flags,
+            slots: Vec::new(),
+            key_counts,
+            reasons: Vec::new(),
+            skipped: None,
+        });
     }
     if !bones.is_empty() {
         clip.channels.push(Channel::BoneTracks { skeleton: 0, joints });
