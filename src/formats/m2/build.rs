@@ -29,11 +29,11 @@ pub struct BuildOptions {
 /// Keys emitted into clips per byte of input (global tracks repeat in every clip).
 const CLIP_KEYS_PER_INPUT_BYTE: u64 = 16;
 
-/// What one bone's entry in a clip (its joint tracks and track report, about 400 bytes) counts
-/// against that key budget on top of its keys. A global-sequence track is copied into every
+/// What one bone's entry in a clip (its joint tracks and track report, about 490 bytes: the
+/// report holds its lists inline) counts against that key budget on top of its keys. A global-sequence track is copied into every
 /// clip, so a crafted file whose sequence and bone tables overlap could otherwise ask for
 /// sequences × bones entries of one key each: gigabytes from a 1 MB file.
-const KEYS_PER_CLIP_ENTRY: u64 = 24;
+const KEYS_PER_CLIP_ENTRY: u64 = 30;
 
 /// Keys in one track's share of a clip (0 where the track does not play).
 fn keys_in<T>(taken: &Option<(Curve<T>, TrackTime)>) -> usize {
@@ -532,7 +532,7 @@ fn bone_channels(
     clip: &mut Clip,
     taken: &mut Vec<BoneKeys>,
 ) {
-    // The keys first, then the reports in lists sized exactly: reports (about 170 bytes each)
+    // The keys first, then the reports in lists sized exactly: reports (about 290 bytes each)
     // are not moved as a list grows, and a clip reserves nothing for bones that do not play
     // in it (sized by the bone count, a crafted file could ask sequences × bones of them).
     taken.clear();
@@ -819,7 +819,7 @@ mod tests {
     use crate::scene::anim::Pose;
 
     /// One bone whose translation is a two-key track on global sequence 0 (200 ms: x from 0 to
-    /// 20 WoW units), in a model with one 100 ms sequence.
+    /// 20 units; bone keys are held in scene axes), in a model with one 100 ms sequence.
     fn model_with_a_global_track() -> M2Model {
         let keys = vec![Key { time: 0.0, value: Vec3::ZERO }, Key { time: 200.0, value: Vec3::new(20.0, 0.0, 0.0) }];
         let translation = Track {

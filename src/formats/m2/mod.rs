@@ -14,8 +14,9 @@
 //! # Axes
 //! WoW models are Z-up, right-handed; the scene is Y-up, right-handed. [`axes`] is the one
 //! place that maps them: `(x, y, z) → (x, z, −y)`, a −90° rotation about X (a proper rotation,
-//! so triangle winding is kept). Positions, normals, pivots and bone keys go through it as the
-//! scene is built; everything downstream (renderer, OBJ export) sees Y-up data.
+//! so triangle winding is kept). Positions, normals and pivots go through it as the scene is
+//! built, bone keys as they are decoded (`tracks::BONE_*_KEYS`); everything downstream
+//! (renderer, OBJ export) sees Y-up data.
 //!
 //! # Sibling files
 //! [`open`] looks beside the model, case-insensitively, for `<name>00.skin` … `<name>NN.skin`

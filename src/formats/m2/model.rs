@@ -43,7 +43,7 @@ pub struct Bone {
     pub parent: i16,
     pub submesh: u16,
     /// Unlike every other position here, a bone's track keys are in scene axes: they are
-    /// turned as they are read (see [`tracks::BONE_TRANSLATION`]).
+    /// turned as they are read (see [`tracks::BONE_TRANSLATION_KEYS`]).
     pub translation: Track<Vec3>,
     pub rotation: Track<Quat>,
     pub scale: Track<Vec3>,
@@ -291,12 +291,12 @@ pub fn decode(data: &[u8], anims: &[Option<&[u8]>]) -> DecodeResult<M2Model> {
             submesh: r.u16(at + BONE_SUBMESH, "submesh").map_err(w)?,
             translation: tr.read(
                 at + BONE_TRANSLATION,
-                tracks::BONE_TRANSLATION,
+                tracks::BONE_TRANSLATION_KEYS,
                 &label("translation"),
                 &mut m.warnings,
             ),
-            rotation: tr.read(at + BONE_ROTATION, tracks::BONE_ROTATION, &label("rotation"), &mut m.warnings),
-            scale: tr.read(at + BONE_SCALE, tracks::BONE_SCALE, &label("scale"), &mut m.warnings),
+            rotation: tr.read(at + BONE_ROTATION, tracks::BONE_ROTATION_KEYS, &label("rotation"), &mut m.warnings),
+            scale: tr.read(at + BONE_SCALE, tracks::BONE_SCALE_KEYS, &label("scale"), &mut m.warnings),
             pivot: vec3_at(&r, at + BONE_PIVOT, "pivot").map_err(w)?,
         };
         m.bones.push(bone);

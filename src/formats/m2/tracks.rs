@@ -52,13 +52,43 @@ pub fn fixed16(v: i16) -> f32 {
     f32::from(v) / 32767.0
 }
 
-/// How one value of a track type is stored.
-#[derive(Clone, Copy)]
-pub struct ValueKind<T> {
-    pub size: u64,
-    pub parse: fn(&[u8]) -> Option<T>,
+/// How one value of a track type is stored. Each kind is its own type, so the track reader is
+/// compiled once per kind with its parser inlined into the key loop (a call through a
+/// function pointer per key was an eighth of decoding a character's tracks).
+pub trait ValueKind: Copy {
+    type Value: Copy;
+    /// Bytes of one stored value.
+    const SIZE: u64;
+    fn parse(b: &[u8]) -> Option<Self::Value>;
     /// Tangents of Hermite and Bezier keys: the same storage, but not normalised.
-    pub tangent: fn(&[u8]) -> Option<T>,
+    fn tangent(b: &[u8]) -> Option<Self::Value>;
+}
+
+/// Declares a [`ValueKind`] type and the constant that names it at call sites.
+macro_rules! value_kind {
+    ($(#[$doc:meta])* $constant:ident: $kind:ident, $value:ty, $size:expr, parse $parse:expr, tangent $tangent:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy)]
+        pub struct $kind;
+
+        impl ValueKind for $kind {
+            type Value = $value;
+            const SIZE: u64 = $size;
+            #[inline]
+            fn parse(b: &[u8]) -> Option<$value> {
+                let parse: fn(&[u8]) -> Option<$value> = $parse;
+                parse(b)
+            }
+            #[inline]
+            fn tangent(b: &[u8]) -> Option<$value> {
+                let tangent: fn(&[u8]) -> Option<$value> = $tangent;
+                tangent(b)
+            }
+        }
+
+        $(#[$doc])*
+        pub const $constant: $kind = $kind;
+    };
 }
 
 fn arr<const N: usize>(b: &[u8], at: usize) -> Option<[u8; N]> {
@@ -83,37 +113,15 @@ fn raw_float_quat(b: &[u8]) -> Option<Quat> {
     q.is_finite().then_some(q)
 }
 
-pub const VEC3: ValueKind<Vec3> = ValueKind { size: 12, parse: vec3_at, tangent: vec3_at };
+fn packed_quat(b: &[u8]) -> Option<Quat> {
+    Some(compressed_quat([i16_at(b, 0)?, i16_at(b, 2)?, i16_at(b, 4)?, i16_at(b, 6)?]))
+}
 
-pub const COMPRESSED_QUAT: ValueKind<Quat> = ValueKind {
-    size: 8,
-    parse: |b| Some(compressed_quat([i16_at(b, 0)?, i16_at(b, 2)?, i16_at(b, 4)?, i16_at(b, 6)?])),
-    tangent: |b| {
-        let [x, y, z, w] = [i16_at(b, 0)?, i16_at(b, 2)?, i16_at(b, 4)?, i16_at(b, 6)?].map(quat_component);
-        Some(Quat::from_xyzw(x, y, z, w))
-    },
-};
-
-/// Bone tracks are read straight into scene axes ([`super::axes`]), values and tangents alike:
-/// each key is turned while it is in hand, so building clips later moves the keys without
-/// touching them again (a character's keys are megabytes, read back from cache misses).
-pub const BONE_TRANSLATION: ValueKind<Vec3> =
-    ValueKind { size: 12, parse: |b| vec3_at(b).map(axes::position), tangent: |b| vec3_at(b).map(axes::position) };
-
-pub const BONE_ROTATION: ValueKind<Quat> = ValueKind {
-    size: 8,
-    parse: |b| (COMPRESSED_QUAT.parse)(b).map(axes::rotation),
-    tangent: |b| (COMPRESSED_QUAT.tangent)(b).map(axes::rotation),
-};
-
-pub const BONE_SCALE: ValueKind<Vec3> =
-    ValueKind { size: 12, parse: |b| vec3_at(b).map(axes::scale), tangent: |b| vec3_at(b).map(axes::scale) };
-
-pub const FLOAT_QUAT: ValueKind<Quat> = ValueKind {
-    size: 16,
-    parse: |b| raw_float_quat(b).filter(|q| q.length_squared() > 1e-12).map(Quat::normalize),
-    tangent: raw_float_quat,
-};
+/// A packed tangent: the components as stored, not normalised.
+fn packed_quat_tangent(b: &[u8]) -> Option<Quat> {
+    let [x, y, z, w] = [i16_at(b, 0)?, i16_at(b, 2)?, i16_at(b, 4)?, i16_at(b, 6)?].map(quat_component);
+    Some(Quat::from_xyzw(x, y, z, w))
+}
 
 fn fixed16_at(b: &[u8]) -> Option<f32> {
     Some(fixed16(i16_at(b, 0)?))
@@ -123,9 +131,43 @@ fn float_at(b: &[u8]) -> Option<f32> {
     f32_at(b, 0).filter(|v| v.is_finite())
 }
 
-pub const FIXED16: ValueKind<f32> = ValueKind { size: 2, parse: fixed16_at, tangent: fixed16_at };
+value_kind!(VEC3: Vec3Values, Vec3, 12, parse vec3_at, tangent vec3_at);
 
-pub const FLOAT: ValueKind<f32> = ValueKind { size: 4, parse: float_at, tangent: float_at };
+value_kind!(COMPRESSED_QUAT: PackedQuatValues, Quat, 8, parse packed_quat, tangent packed_quat_tangent);
+
+value_kind!(
+    /// Bone tracks are read straight into scene axes ([`super::axes`]), values and tangents
+    /// alike: each key is turned while it is in hand, so building clips later moves the keys
+    /// without touching them again (a character's keys are megabytes, read back from cache
+    /// misses).
+    BONE_TRANSLATION_KEYS: BoneTranslationValues, Vec3, 12,
+    parse |b| vec3_at(b).map(axes::position),
+    tangent |b| vec3_at(b).map(axes::position)
+);
+
+value_kind!(
+    /// A bone's packed rotation keys, in scene axes (see [`BONE_TRANSLATION_KEYS`]).
+    BONE_ROTATION_KEYS: BoneRotationValues, Quat, 8,
+    parse |b| packed_quat(b).map(axes::rotation),
+    tangent |b| packed_quat_tangent(b).map(axes::rotation)
+);
+
+value_kind!(
+    /// A bone's scale keys, in scene axes (see [`BONE_TRANSLATION_KEYS`]).
+    BONE_SCALE_KEYS: BoneScaleValues, Vec3, 12,
+    parse |b| vec3_at(b).map(axes::scale),
+    tangent |b| vec3_at(b).map(axes::scale)
+);
+
+value_kind!(
+    FLOAT_QUAT: FloatQuatValues, Quat, 16,
+    parse |b| raw_float_quat(b).filter(|q| q.length_squared() > 1e-12).map(Quat::normalize),
+    tangent raw_float_quat
+);
+
+value_kind!(FIXED16: Fixed16Values, f32, 2, parse fixed16_at, tangent fixed16_at);
+
+value_kind!(FLOAT: FloatValues, f32, 4, parse float_at, tangent float_at);
 
 /// One decoded track: keys per sequence, or one key list looping on a global sequence.
 #[derive(Debug, Clone, PartialEq)]
@@ -196,7 +238,7 @@ impl<'a> TrackReader<'a> {
     }
 
     /// Reads the track header at `at` in the .m2. Damage becomes a warning and an empty track.
-    pub fn read<T: Copy>(&self, at: u64, kind: ValueKind<T>, field: &str, warnings: &mut Vec<String>) -> Track<T> {
+    pub fn read<K: ValueKind>(&self, at: u64, kind: K, field: &str, warnings: &mut Vec<String>) -> Track<K::Value> {
         match self.try_read(at, kind, field, warnings) {
             Ok(track) => track,
             Err(why) => {
@@ -206,13 +248,13 @@ impl<'a> TrackReader<'a> {
         }
     }
 
-    fn try_read<T: Copy>(
+    fn try_read<K: ValueKind>(
         &self,
         at: u64,
-        kind: ValueKind<T>,
+        _kind: K,
         field: &str,
         warnings: &mut Vec<String>,
-    ) -> Result<Track<T>, String> {
+    ) -> Result<Track<K::Value>, String> {
         let r = &self.m2;
         let e = |e: crate::formats::DecodeError| e.to_string();
         let interpolation = r.u16(at + TRACK_INTERPOLATION, field).map_err(e)?;
@@ -222,7 +264,7 @@ impl<'a> TrackReader<'a> {
         if interpolation > 3 {
             return Err(format!("interpolation type {interpolation} is not 0..=3"));
         }
-        let value_size = if interpolation >= 2 { kind.size * 3 } else { kind.size };
+        let value_size = if interpolation >= 2 { K::SIZE * 3 } else { K::SIZE };
         let mut track = Track { interpolation, ..Track::default() };
         let outer_count = ts_count.min(val_count);
         if ts_count != val_count {
@@ -241,9 +283,11 @@ impl<'a> TrackReader<'a> {
                 )),
             }
         }
-        // Outer arrays are in the .m2 whatever the sequence.
-        r.table(ts_offset, outer_count, M2ARRAY_SIZE, field).map_err(e)?;
-        r.table(val_offset, outer_count, M2ARRAY_SIZE, field).map_err(e)?;
+        // Outer arrays are in the .m2 whatever the sequence; checked once here, then each
+        // sequence's {count, offset} pairs are read from these slices.
+        let outer_len = outer_count.checked_mul(M2ARRAY_SIZE).ok_or("list count overflows")?;
+        let timestamp_lists = r.bytes(ts_offset, outer_len, field).map_err(e)?;
+        let value_lists = r.bytes(val_offset, outer_len, field).map_err(e)?;
         let wanted = if track.global_sequence.is_some() { outer_count.min(1) } else { self.sources.len() as u64 };
         if track.global_sequence.is_none() && outer_count > self.sources.len() as u64 {
             warnings.push(format!(
@@ -267,8 +311,16 @@ impl<'a> TrackReader<'a> {
                 track.sequences.push(Curve::default());
                 continue;
             };
-            let (n_ts, o_ts) = m2array(r, ts_offset + data_seq * M2ARRAY_SIZE, field)?;
-            let (n_val, o_val) = m2array(r, val_offset + data_seq * M2ARRAY_SIZE, field)?;
+            // In range: data_seq < outer_count, and both slices hold outer_count pairs.
+            let pair = |lists: &[u8]| {
+                let at = usize::try_from(data_seq).ok()?.checked_mul(M2ARRAY_SIZE as usize)?;
+                let count = u32::from_le_bytes(arr::<4>(lists, at)?);
+                let offset = u32::from_le_bytes(arr::<4>(lists, at.checked_add(4)?)?);
+                Some((u64::from(count), u64::from(offset)))
+            };
+            let (Some((n_ts, o_ts)), Some((n_val, o_val))) = (pair(timestamp_lists), pair(value_lists)) else {
+                return Err(format!("sequence {seq}'s key lists lie outside the list tables"));
+            };
             let n = n_ts.min(n_val);
             if n_ts != n_val {
                 warnings.push(format!(
@@ -286,15 +338,15 @@ impl<'a> TrackReader<'a> {
             let mut keys = Vec::with_capacity(n as usize);
             let cubic = interpolation >= INTERP_HERMITE;
             let mut tangents = Vec::with_capacity(if cubic { n as usize } else { 0 });
-            let size = kind.size as usize;
+            let size = K::SIZE as usize;
             for (t, v) in times.chunks_exact(4).zip(values.chunks_exact(value_size as usize)) {
                 let time = u32::from_le_bytes(t.try_into().map_err(|_| "short timestamp")?);
-                let Some(value) = (kind.parse)(v) else { continue };
+                let Some(value) = K::parse(v) else { continue };
                 if cubic {
                     // (value, in-tangent, out-tangent); a key whose tangents do not parse is dropped
                     // with them, so keys and tangents stay paired.
-                    let incoming = v.get(size..2 * size).and_then(kind.tangent);
-                    let outgoing = v.get(2 * size..3 * size).and_then(kind.tangent);
+                    let incoming = v.get(size..2 * size).and_then(K::tangent);
+                    let outgoing = v.get(2 * size..3 * size).and_then(K::tangent);
                     let (Some(incoming), Some(outgoing)) = (incoming, outgoing) else { continue };
                     tangents.push([incoming, outgoing]);
                 }
@@ -366,21 +418,26 @@ mod tests {
         let wow = Vec3::new(1.0, 2.0, 3.0);
         let stored = vec3_bytes(wow.to_array());
         let expected = scene_from_wow * wow;
-        assert_eq!((BONE_TRANSLATION.parse)(&stored), Some(expected));
-        assert_eq!((BONE_TRANSLATION.tangent)(&stored), Some(expected));
-        let scale = |k: ValueKind<Vec3>| (k.parse)(&stored).map(Mat3::from_diagonal);
+        assert_eq!(BoneTranslationValues::parse(&stored), Some(expected));
+        assert_eq!(BoneTranslationValues::tangent(&stored), Some(expected));
+        let scale = |parse: fn(&[u8]) -> Option<Vec3>| parse(&stored).map(Mat3::from_diagonal);
         let conjugated = scene_from_wow * Mat3::from_diagonal(wow) * scene_from_wow.transpose();
-        assert!(scale(BONE_SCALE).unwrap().abs_diff_eq(conjugated, 1e-6));
-        assert_eq!((BONE_SCALE.tangent)(&stored).map(Mat3::from_diagonal), scale(BONE_SCALE));
-        // 90 degrees about WoW's X axis (stored x = w = sqrt(1/2)).
+        assert!(scale(BoneScaleValues::parse).unwrap().abs_diff_eq(conjugated, 1e-6));
+        assert_eq!(scale(BoneScaleValues::tangent), scale(BoneScaleValues::parse));
+        // 90 degrees about WoW's up axis Z (stored z = w = sqrt(1/2)), which becomes a turn about
+        // scene Y. (A turn about X would not do: the change of basis is itself one, so it would
+        // leave that rotation as it is, mapped or not.)
         let half = ((0.5f32.sqrt() * 32767.0).round() as i32 - 32768) as i16;
-        let stored: Vec<u8> = [half, 32767, 32767, half].iter().flat_map(|c| c.to_le_bytes()).collect();
-        let wow = compressed_quat([half, 32767, 32767, half]);
+        let stored: Vec<u8> = [32767, 32767, half, half].iter().flat_map(|c| c.to_le_bytes()).collect();
+        let wow = compressed_quat([32767, 32767, half, half]);
+        assert!(wow.abs_diff_eq(Quat::from_rotation_z(std::f32::consts::FRAC_PI_2), 1e-4), "{wow:?}");
         let conjugated = scene_from_wow * Mat3::from_quat(wow) * scene_from_wow.transpose();
-        let turned = (BONE_ROTATION.parse)(&stored).unwrap();
+        assert!(conjugated.abs_diff_eq(Mat3::from_rotation_y(std::f32::consts::FRAC_PI_2), 1e-4));
+        let turned = BoneRotationValues::parse(&stored).unwrap();
         assert!(Mat3::from_quat(turned).abs_diff_eq(conjugated, 1e-5), "{turned:?}");
-        let tangent = (BONE_ROTATION.tangent)(&stored).unwrap();
-        assert!(tangent.abs_diff_eq(turned, 1e-4), "{tangent:?}");
+        // The tangent is the same packed value, not normalised: equal to within the packing.
+        let tangent = BoneRotationValues::tangent(&stored).unwrap();
+        assert!(Mat3::from_quat(tangent.normalize()).abs_diff_eq(conjugated, 1e-4), "{tangent:?}");
     }
 
     /// Builds a tiny .m2-like buffer holding one vec3 track with 2 keys at 0 and 100 ms, tied
