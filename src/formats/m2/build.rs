@@ -30,9 +30,10 @@ pub struct BuildOptions {
 const CLIP_KEYS_PER_INPUT_BYTE: u64 = 16;
 
 /// What one bone's entry in a clip (its joint tracks and track report, about 490 bytes: the
-/// report holds its lists inline) counts against that key budget on top of its keys. A global-sequence track is copied into every
-/// clip, so a crafted file whose sequence and bone tables overlap could otherwise ask for
-/// sequences × bones entries of one key each: gigabytes from a 1 MB file.
+/// report holds its lists inline) counts against that key budget on top of its keys. A
+/// global-sequence track is copied into every clip, so a crafted file whose sequence and bone
+/// tables overlap could otherwise ask for sequences × bones entries of one key each: gigabytes
+/// from a 1 MB file.
 const KEYS_PER_CLIP_ENTRY: u64 = 30;
 
 /// Keys in one track's share of a clip (0 where the track does not play).

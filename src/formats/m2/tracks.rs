@@ -438,6 +438,17 @@ mod tests {
         // The tangent is the same packed value, not normalised: equal to within the packing.
         let tangent = BoneRotationValues::tangent(&stored).unwrap();
         assert!(Mat3::from_quat(tangent.normalize()).abs_diff_eq(conjugated, 1e-4), "{tangent:?}");
+        // A turn about a general axis pins the sign of every component of the map.
+        let wow = Quat::from_axis_angle(Vec3::new(1.0, 2.0, 3.0).normalize(), 0.7);
+        let pack = |c: f32| {
+            let v = (c * 32767.0).round() as i32;
+            (if c > 0.0 { v - 32768 } else { v + 32767 }) as i16
+        };
+        let stored: Vec<u8> = wow.to_array().map(pack).iter().flat_map(|c| c.to_le_bytes()).collect();
+        let conjugated = scene_from_wow * Mat3::from_quat(wow) * scene_from_wow.transpose();
+        let turned = BoneRotationValues::parse(&stored).unwrap();
+        assert!(Mat3::from_quat(turned).abs_diff_eq(conjugated, 1e-3), "{turned:?}");
+        assert!(!Mat3::from_quat(turned).abs_diff_eq(Mat3::from_quat(wow), 0.1), "the map changes it");
     }
 
     /// Builds a tiny .m2-like buffer holding one vec3 track with 2 keys at 0 and 100 ms, tied
