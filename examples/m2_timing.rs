@@ -21,6 +21,18 @@ use std::time::Instant;
 
 use mdview::formats::m2::{BuildOptions, build, decode_with_skin};
 
+/// (minimum, median) of `runs` timings of opening `m2` + `skin` from memory; each scene is
+/// freed outside the timing.
+fn time_open(runs: usize, m2: &[u8], skin: &[u8], options: &BuildOptions) -> (f64, f64) {
+    min_and_median(runs, || {
+        let started = Instant::now();
+        let scene = decode_with_skin(black_box(m2), black_box(skin), options);
+        let took = started.elapsed().as_secs_f64();
+        drop(black_box(scene));
+        took
+    })
+}
+
 /// (minimum, median) of `runs` timings in seconds, each from `run`.
 fn min_and_median(runs: usize, mut run: impl FnMut() -> f64) -> (f64, f64) {
     let mut times: Vec<f64> = (0..runs.max(1)).map(|_| run()).collect();
@@ -37,13 +49,7 @@ fn main() {
     let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/m2/tank"));
     match (std::fs::read(dir.join("tank.m2")), std::fs::read(dir.join("tank00.skin"))) {
         (Ok(m2), Ok(skin)) => {
-            let (min, median) = min_and_median(tank_runs, || {
-                let started = Instant::now();
-                let scene = decode_with_skin(black_box(&m2), black_box(&skin), &options);
-                let took = started.elapsed().as_secs_f64();
-                drop(black_box(scene));
-                took
-            });
+            let (min, median) = time_open(tank_runs, &m2, &skin, &options);
             println!("tank µs\t{:.1}\t{:.1}", min * 1e6, median * 1e6);
         }
         _ => eprintln!("SKIP tank: corpus files absent under {}", dir.display()),
@@ -62,12 +68,6 @@ fn main() {
 
     // The same records written as files and opened from their bytes: decode and build.
     let (m2, skin) = m2_models::encode(&model, &skin);
-    let (min, median) = min_and_median(character_runs, || {
-        let started = Instant::now();
-        let scene = decode_with_skin(black_box(&m2), black_box(&skin), &options);
-        let took = started.elapsed().as_secs_f64();
-        drop(black_box(scene));
-        took
-    });
+    let (min, median) = time_open(character_runs, &m2, &skin, &options);
     println!("character file ms\t{:.2}\t{:.2}", min * 1e3, median * 1e3);
 }

@@ -113,7 +113,7 @@ pub fn encode(
     skin: &mdview::formats::m2::skin::Skin,
 ) -> (Vec<u8>, Vec<u8>) {
     use mdview::formats::m2::layout::*;
-    use mdview::formats::m2::tracks::Track;
+    use mdview::formats::m2::tracks::{self, Track};
 
     /// A byte buffer whose tables are appended and whose `{count, offset}` pairs are patched.
     struct Out(Vec<u8>);
@@ -155,15 +155,8 @@ pub fn encode(
         out.table(at + TRACK_VALUES, n, &values);
     }
     let vec3 = |v: Vec3| v.to_array().iter().flat_map(|c| c.to_le_bytes()).collect::<Vec<u8>>();
-    // The inverse of `tracks::quat_component`.
     let packed = |q: Quat| {
-        q.to_array()
-            .iter()
-            .flat_map(|&c| {
-                let v = (c * 32767.0).round() as i32;
-                (if c > 0.0 { v - 32768 } else { v + 32767 } as i16).to_le_bytes()
-            })
-            .collect::<Vec<u8>>()
+        q.to_array().map(tracks::pack_quat_component).iter().flat_map(|c| c.to_le_bytes()).collect::<Vec<u8>>()
     };
     let u16s = |v: &[u16]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
 

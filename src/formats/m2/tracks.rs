@@ -40,6 +40,13 @@ pub fn quat_component(v: i16) -> f32 {
     shifted as f32 / 32767.0
 }
 
+/// The stored form of a component in -1..=1: the inverse of [`quat_component`], for writers
+/// of test and benchmark files.
+pub fn pack_quat_component(c: f32) -> i16 {
+    let v = (c.clamp(-1.0, 1.0) * 32767.0).round() as i32;
+    (if c > 0.0 { v - 32768 } else { v + 32767 }) as i16
+}
+
 /// Four i16 in x, y, z, w order, decoded and normalised (identity when degenerate).
 pub fn compressed_quat(raw: [i16; 4]) -> Quat {
     let [x, y, z, w] = raw.map(quat_component);
@@ -397,6 +404,9 @@ mod tests {
         assert_eq!(quat_component(-1), 1.0);
         assert_eq!(quat_component(-32768), 0.0);
         assert!((quat_component(0) + 1.0).abs() < 1e-6);
+        for c in [-1.0, -0.5, 0.0, 0.25, 1.0] {
+            assert!((quat_component(pack_quat_component(c)) - c).abs() < 1e-4, "{c}");
+        }
         // Identity: x, y, z = 0 (stored 32767), w = 1 (stored -1).
         let q = compressed_quat([32767, 32767, 32767, -1]);
         assert!(q.abs_diff_eq(Quat::IDENTITY, 1e-6));
@@ -440,11 +450,7 @@ mod tests {
         assert!(Mat3::from_quat(tangent.normalize()).abs_diff_eq(conjugated, 1e-4), "{tangent:?}");
         // A turn about a general axis pins the sign of every component of the map.
         let wow = Quat::from_axis_angle(Vec3::new(1.0, 2.0, 3.0).normalize(), 0.7);
-        let pack = |c: f32| {
-            let v = (c * 32767.0).round() as i32;
-            (if c > 0.0 { v - 32768 } else { v + 32767 }) as i16
-        };
-        let stored: Vec<u8> = wow.to_array().map(pack).iter().flat_map(|c| c.to_le_bytes()).collect();
+        let stored: Vec<u8> = wow.to_array().map(pack_quat_component).iter().flat_map(|c| c.to_le_bytes()).collect();
         let conjugated = scene_from_wow * Mat3::from_quat(wow) * scene_from_wow.transpose();
         let turned = BoneRotationValues::parse(&stored).unwrap();
         assert!(Mat3::from_quat(turned).abs_diff_eq(conjugated, 1e-3), "{turned:?}");
