@@ -11,7 +11,9 @@
 //!   2.3 MB, heavier than the real 1.4 MB file) and opened from them: decode and build.
 //!
 //! Prints "<name>\t<min>\t<median>" (µs for tank, ms for the character).
-//! Run: `cargo run --release --example m2_timing -- [TANK_RUNS] [CHARACTER_RUNS]`
+//! Run: `cargo run --release --example m2_timing -- [TANK_RUNS] [CHARACTER_RUNS] [FILE_RUNS]`
+//! (`FILE_RUNS` defaults to `CHARACTER_RUNS`; a run count of 0 leaves that measurement out,
+//! so that a profiler sees one path alone).
 
 #[path = "../benches/m2_models/mod.rs"]
 mod m2_models;
@@ -44,10 +46,12 @@ fn main() {
     let mut args = std::env::args().skip(1).map(|a| a.parse::<usize>().ok());
     let tank_runs = args.next().flatten().unwrap_or(2000);
     let character_runs = args.next().flatten().unwrap_or(30);
+    let file_runs = args.next().flatten().unwrap_or(character_runs);
     let options = BuildOptions::default();
 
     let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/m2/tank"));
     match (std::fs::read(dir.join("tank.m2")), std::fs::read(dir.join("tank00.skin"))) {
+        _ if tank_runs == 0 => {}
         (Ok(m2), Ok(skin)) => {
             let (min, median) = time_open(tank_runs, &m2, &skin, &options);
             println!("tank µs\t{:.1}\t{:.1}", min * 1e6, median * 1e6);
@@ -56,18 +60,22 @@ fn main() {
     }
 
     let (model, skin) = m2_models::character_model();
-    let (min, median) = min_and_median(character_runs, || {
-        let mut fresh = model.clone();
-        let started = Instant::now();
-        let scene = build::build(black_box(&mut fresh), Some(&skin), &options, 1_400_000);
-        let took = started.elapsed().as_secs_f64();
-        drop(black_box(scene));
-        took
-    });
-    println!("character ms\t{:.2}\t{:.2}", min * 1e3, median * 1e3);
+    if character_runs > 0 {
+        let (min, median) = min_and_median(character_runs, || {
+            let mut fresh = model.clone();
+            let started = Instant::now();
+            let scene = build::build(black_box(&mut fresh), Some(&skin), &options, 1_400_000);
+            let took = started.elapsed().as_secs_f64();
+            drop(black_box(scene));
+            took
+        });
+        println!("character ms\t{:.2}\t{:.2}", min * 1e3, median * 1e3);
+    }
 
     // The same records written as files and opened from their bytes: decode and build.
-    let (m2, skin) = m2_models::encode(&model, &skin);
-    let (min, median) = time_open(character_runs, &m2, &skin, &options);
-    println!("character file ms\t{:.2}\t{:.2}", min * 1e3, median * 1e3);
+    if file_runs > 0 {
+        let (m2, skin) = m2_models::encode(&model, &skin);
+        let (min, median) = time_open(file_runs, &m2, &skin, &options);
+        println!("character file ms\t{:.2}\t{:.2}", min * 1e3, median * 1e3);
+    }
 }

@@ -37,21 +37,21 @@ pub fn character_model() -> (mdview::formats::m2::model::M2Model, mdview::format
                 flags: 0,
                 parent: if b % 10 == 0 { -1 } else { b as i16 - 1 },
                 submesh: 0,
-                translation: Track {
-                    interpolation: INTERP_LINEAR,
-                    global_sequence: None,
-                    global_period: 0,
-                    sequences: (0..sequences)
+                translation: Track::from_curves(
+                    INTERP_LINEAR,
+                    None,
+                    0,
+                    (0..sequences)
                         .map(
                             |_| if b % 2 == 0 { curve(2, &|k| Vec3::splat(k as f32 * 0.01)) } else { Curve::default() },
                         )
                         .collect(),
-                },
-                rotation: Track {
-                    interpolation: INTERP_LINEAR,
-                    global_sequence: None,
-                    global_period: 0,
-                    sequences: (0..sequences)
+                ),
+                rotation: Track::from_curves(
+                    INTERP_LINEAR,
+                    None,
+                    0,
+                    (0..sequences)
                         .map(|s| {
                             Curve::linear(
                                 (0..4)
@@ -63,7 +63,7 @@ pub fn character_model() -> (mdview::formats::m2::model::M2Model, mdview::format
                             )
                         })
                         .collect(),
-                },
+                ),
                 scale: Track::default(),
                 pivot: Vec3::new(0.0, 0.0, b as f32 * 0.01),
             })
@@ -142,7 +142,7 @@ pub fn encode(
         out.put(at + TRACK_INTERPOLATION, &track.interpolation.to_le_bytes());
         out.put(at + TRACK_GLOBAL_SEQUENCE, &(-1i16).to_le_bytes());
         let (mut times, mut values) = (Vec::new(), Vec::new());
-        for curve in &track.sequences {
+        for curve in track.curves() {
             let t: Vec<u8> = curve.keys.iter().flat_map(|k| (k.time as u32).to_le_bytes()).collect();
             let v: Vec<u8> = curve.keys.iter().flat_map(|k| value(k.value)).collect();
             let n = curve.keys.len() as u32;
@@ -150,7 +150,7 @@ pub fn encode(
             times.extend([n.to_le_bytes(), t.to_le_bytes()].concat());
             values.extend([n.to_le_bytes(), v.to_le_bytes()].concat());
         }
-        let n = track.sequences.len();
+        let n = track.sequence_count();
         out.table(at + TRACK_TIMESTAMPS, n, &times);
         out.table(at + TRACK_VALUES, n, &values);
     }

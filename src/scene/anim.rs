@@ -886,9 +886,9 @@ mod tests {
 
     fn scalar_curve(interpolation: Interpolation, values: [f32; 2], tangents: [[f32; 2]; 2]) -> Curve<f32> {
         Curve {
-            keys: vec![Key { time: 0.0, value: values[0] }, Key { time: 10.0, value: values[1] }],
+            keys: vec![Key { time: 0.0, value: values[0] }, Key { time: 10.0, value: values[1] }].into(),
             interpolation,
-            tangents: tangents.to_vec(),
+            tangents: tangents.to_vec().into(),
         }
     }
 
@@ -912,7 +912,7 @@ mod tests {
         assert!((sample_curve(&curve, 5.0).unwrap() - 0.75).abs() < 1e-6);
         // Missing tangents play linearly.
         let mut curve = scalar_curve(Interpolation::Bezier, [0.0, 1.0], [[0.0; 2]; 2]);
-        curve.tangents.clear();
+        curve.tangents = Default::default();
         assert!((sample_curve(&curve, 2.5).unwrap() - 0.25).abs() < 1e-6);
     }
 
@@ -920,9 +920,9 @@ mod tests {
     fn cubic_quaternions_come_out_unit_length() {
         let (a, b) = (Quat::IDENTITY, Quat::from_rotation_z(1.0));
         let curve = Curve {
-            keys: vec![Key { time: 0.0, value: a }, Key { time: 1.0, value: b }],
+            keys: vec![Key { time: 0.0, value: a }, Key { time: 1.0, value: b }].into(),
             interpolation: Interpolation::Hermite,
-            tangents: vec![[Quat::from_xyzw(0.0, 0.0, 0.0, 0.0); 2]; 2],
+            tangents: vec![[Quat::from_xyzw(0.0, 0.0, 0.0, 0.0); 2]; 2].into(),
         };
         let q = sample_curve(&curve, 0.3).unwrap();
         assert!((q.length() - 1.0).abs() < 1e-5);

@@ -4,7 +4,7 @@
 //! events, lights, cameras and emitters. Every index into the .m2 or the skin is checked here;
 //! a bad one drops the thing it names with a warning.
 
-use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
+use glam::{Mat4, Vec2, Vec3, Vec4};
 
 use super::axes;
 use super::layout::*;
@@ -91,28 +91,26 @@ struct SequenceKeys {
 /// A track of a sequence whose .anim file is missing is left out too (bind pose), unless it
 /// is global. Values are used as stored: colours, alphas and texture transforms have no axes,
 /// and bone keys were read in scene axes.
+///
+/// The keys are a view of the track's list, decoded once ([`Track::curve`]): a clip shares
+/// them, and whether the track plays is read from its table of runs alone, so building the
+/// clips of a model with many sequences and bones neither copies keys nor visits the keys of
+/// tracks that do not play.
 fn clip_keys<T: Copy>(track: &Track<T>, sequence: SequenceKeys) -> Option<(Curve<T>, TrackTime)> {
+    let (keys, time) = clip_key_count(track, sequence)?;
+    let (list, _) = track.playing(sequence.index);
+    debug_assert_eq!(track.keys_in(list), keys);
+    Some((track.curve(list), time))
+}
+
+/// How many keys [`clip_keys`] would give, and their timing, without making the view.
+fn clip_key_count<T: Copy>(track: &Track<T>, sequence: SequenceKeys) -> Option<(usize, TrackTime)> {
     if sequence.missing && track.global_sequence.is_none() {
         return None;
     }
-    let (curve, time) = track.keys_for(sequence.index);
-    Some((curve.filter(|c| !c.is_empty())?.clone(), time))
-}
-
-/// [`clip_keys`] for a bone's track, whose keys were read in scene axes and which only one clip
-/// reads per sequence: a sequence's own keys move into the clip untouched, so opening a model
-/// with many sequences and bones neither copies nor revisits its keys. A global-sequence track
-/// plays in every clip, so each clip gets a copy of it.
-fn take_clip_keys<T: Copy>(track: &mut Track<T>, sequence: SequenceKeys) -> Option<(Curve<T>, TrackTime)> {
-    if track.global_sequence.is_some() {
-        return clip_keys(track, sequence);
-    }
-    if sequence.missing {
-        return None;
-    }
-    let (_, time) = track.keys_for(sequence.index);
-    let curve = std::mem::take(track.sequences.get_mut(sequence.index).filter(|c| !c.is_empty())?);
-    Some((curve, time))
+    let (list, time) = track.playing(sequence.index);
+    let keys = track.keys_in(list);
+    (keys > 0).then_some((keys, time))
 }
 
 /// Texture flags 0x1 (wrap X) and 0x2 (wrap Y) choose repeat on that axis; without them the
@@ -450,7 +448,6 @@ fn build_clips(
 ) {
     let mut budget = input_len.saturating_mul(CLIP_KEYS_PER_INPUT_BYTE).max(1 << 20);
     let mut used_names: Vec<String> = Vec::new();
-    let mut taken = Vec::new();
     // Shared by every clip's track reports: one allocation per bone, not per bone and clip.
     let joint_names: Vec<std::sync::Arc<str>> = scene
         .skeletons
@@ -481,7 +478,7 @@ fn build_clips(
                 anim_file_suffix(seq.id, seq.variation)
             ));
         }
-        bone_channels(&mut model.bones, sequence, &mut budget, &joint_names, &mut clip, &mut taken);
+        bone_channels(&model.bones, sequence, &mut budget, &joint_names, &mut clip);
         if let Some(skin) = skin {
             material_channels(model, skin, unit_materials, sequence, &mut budget, &mut clip);
         }
@@ -500,7 +497,7 @@ fn build_clips(
         warnings: Vec::new(),
     };
     let only_global = SequenceKeys { index: 0, missing: true };
-    bone_channels(&mut model.bones, only_global, &mut budget, &joint_names, &mut globals, &mut taken);
+    bone_channels(&model.bones, only_global, &mut budget, &joint_names, &mut globals);
     if let Some(skin) = skin {
         material_channels(model, skin, unit_materials, only_global, &mut budget, &mut globals);
     }
@@ -518,41 +515,50 @@ fn build_clips(
     }
 }
 
-/// One bone's keys taken for a clip: the bone, its flags, and its translation, rotation and
-/// scale keys (each `None` where that track does not play).
-type BoneKeys =
-    (usize, u32, Option<(Curve<Vec3>, TrackTime)>, Option<(Curve<Quat>, TrackTime)>, Option<(Curve<Vec3>, TrackTime)>);
-
 /// The skeleton channel of one sequence (or of the global tracks alone) and its track reports.
-/// `taken` is scratch space kept between clips.
 fn bone_channels(
-    bones: &mut [super::model::Bone],
+    bones: &[super::model::Bone],
     sequence: SequenceKeys,
     budget: &mut u64,
     joint_names: &[std::sync::Arc<str>],
     clip: &mut Clip,
-    taken: &mut Vec<BoneKeys>,
 ) {
-    // The keys first, then the reports in lists sized exactly: reports (about 290 bytes each)
-    // are not moved as a list grows, and a clip reserves nothing for bones that do not play
-    // in it (sized by the bone count, a crafted file could ask sequences × bones of them).
-    taken.clear();
-    for (b, bone) in bones.iter_mut().enumerate() {
-        let t = take_clip_keys(&mut bone.translation, sequence);
-        let r = take_clip_keys(&mut bone.rotation, sequence);
-        let sc = take_clip_keys(&mut bone.scale, sequence);
+    // Which bones play, and what they cost, first: whether a track plays is read from its
+    // table of runs alone, so this pass is cheap. Then the entries are made in lists sized
+    // exactly: reports (about 290 bytes each) are not moved as a list grows, and a clip
+    // reserves nothing for bones that do not play in it (sized by the bone count, a crafted
+    // file could ask sequences × bones of them).
+    let plays = |track_keys: Option<(usize, TrackTime)>| track_keys.map_or(0, |(keys, _)| keys);
+    let mut playing = 0;
+    let mut out_of_budget = false;
+    for bone in bones {
+        let t = plays(clip_key_count(&bone.translation, sequence));
+        let r = plays(clip_key_count(&bone.rotation, sequence));
+        let sc = plays(clip_key_count(&bone.scale, sequence));
+        if t == 0 && r == 0 && sc == 0 {
+            continue;
+        }
+        if !spend_keys(budget, t + r + sc) {
+            out_of_budget = true;
+            break;
+        }
+        playing += 1;
+    }
+    if out_of_budget {
+        clip.warnings.push("too many keys for the size of the input; remaining bones hold still".into());
+    }
+    let mut joints = Vec::with_capacity(playing);
+    clip.tracks.reserve(playing);
+    for (b, bone) in bones.iter().enumerate() {
+        if joints.len() == playing {
+            break;
+        }
+        let t = clip_keys(&bone.translation, sequence);
+        let r = clip_keys(&bone.rotation, sequence);
+        let sc = clip_keys(&bone.scale, sequence);
         if t.is_none() && r.is_none() && sc.is_none() {
             continue;
         }
-        if !spend_keys(budget, keys_in(&t) + keys_in(&r) + keys_in(&sc)) {
-            clip.warnings.push("too many keys for the size of the input; remaining bones hold still".into());
-            break;
-        }
-        taken.push((b, bone.flags, t, r, sc));
-    }
-    let mut joints = Vec::with_capacity(taken.len());
-    clip.tracks.reserve(taken.len());
-    for (b, flags, t, r, sc) in taken.drain(..) {
         // Both lists hold at most three entries inline: no allocation per report.
         let mut channels = smallvec::SmallVec::new();
         let mut key_counts = smallvec::SmallVec::new();
@@ -581,7 +587,7 @@ fn bone_channels(
             target: b as u32,
             target_name: joint_names.get(b).cloned(),
             channels,
-            flags,
+            flags: bone.flags,
             slots: Vec::new(),
             key_counts,
             reasons: Vec::new(),
@@ -823,12 +829,8 @@ mod tests {
     /// 20 units; bone keys are held in scene axes), in a model with one 100 ms sequence.
     fn model_with_a_global_track() -> M2Model {
         let keys = vec![Key { time: 0.0, value: Vec3::ZERO }, Key { time: 200.0, value: Vec3::new(20.0, 0.0, 0.0) }];
-        let translation = Track {
-            interpolation: super::super::tracks::INTERP_LINEAR,
-            global_sequence: Some(0),
-            global_period: 200,
-            sequences: vec![Curve::linear(keys)],
-        };
+        let translation =
+            Track::from_curves(super::super::tracks::INTERP_LINEAR, Some(0), 200, vec![Curve::linear(keys)]);
         M2Model {
             version: 264,
             global_periods: vec![200],
@@ -882,9 +884,9 @@ mod tests {
         model.sequences.push(model.sequences[0].clone());
         model.anim_present.push(None);
         let bone = &mut model.bones[0];
-        bone.translation.global_sequence = None;
         // Keys in sequence 1 only.
-        bone.translation.sequences = vec![Curve::default(), bone.translation.sequences[0].clone()];
+        let keys = bone.translation.curve(0);
+        bone.translation = Track::from_curves(bone.translation.interpolation, None, 0, vec![Curve::default(), keys]);
         let scene = build(&mut model, None, &BuildOptions::default(), 1 << 16);
         let joints = |clip: usize| match &scene.clips[clip].channels[0] {
             Channel::BoneTracks { joints, .. } => joints.len(),
@@ -960,12 +962,12 @@ mod tests {
         use crate::formats::m2::model::ColorAnim;
         use crate::formats::m2::skin::TextureUnit;
         let mut model = model_with_a_global_track();
-        let global_rgb = Track {
-            interpolation: super::super::tracks::INTERP_LINEAR,
-            global_sequence: Some(0),
-            global_period: 200,
-            sequences: vec![Curve::linear(vec![Key { time: 0.0, value: Vec3::ONE }])],
-        };
+        let global_rgb = Track::from_curves(
+            super::super::tracks::INTERP_LINEAR,
+            Some(0),
+            200,
+            vec![Curve::linear(vec![Key { time: 0.0, value: Vec3::ONE }])],
+        );
         model.colors = vec![ColorAnim { rgb: global_rgb, alpha: Track::default() }];
         let unit = TextureUnit { flags: 0x10, color: 0, texture_count: 1, ..TextureUnit::default() };
         // A thousand units share one global colour track of one key: ten fit the budget.

@@ -12,7 +12,7 @@ use glam::{Quat, Vec3};
 use super::axes;
 use super::layout::*;
 use crate::formats::reader::Reader;
-use crate::scene::{Curve, Interpolation, Key, TrackTime};
+use crate::scene::{Curve, Interpolation, Key, SharedSlice, TrackTime};
 
 /// Interpolation types. 2 and 3 store each value as a (value, in-tangent, out-tangent) triple.
 /// The sources disagree on which is which: WoW Model Viewer reads 2 as Hermite and 3 as
@@ -177,42 +177,127 @@ value_kind!(FIXED16: Fixed16Values, f32, 2, parse fixed16_at, tangent fixed16_at
 value_kind!(FLOAT: FloatValues, f32, 4, parse float_at, tangent float_at);
 
 /// One decoded track: keys per sequence, or one key list looping on a global sequence.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Every sequence's keys sit in one list, decoded once, and each sequence is a run of it;
+/// [`Track::curve`] hands out a sequence's keys as a view of that list, so the clips of a model
+/// with 147 sequences share its tracks' keys instead of holding copies, and asking whether a
+/// sequence has keys reads only the small table of runs.
+#[derive(Debug, Clone)]
 pub struct Track<T> {
     pub interpolation: u16,
     pub global_sequence: Option<usize>,
     /// Loop length in ms when `global_sequence` is set (0 when the index was out of range).
     pub global_period: u32,
-    /// Indexed by sequence; a global track holds sequence 0's keys only.
-    pub sequences: Vec<Curve<T>>,
+    keys: SharedSlice<Key<T>>,
+    /// Hermite and Bezier tangents, at the same indices as `keys`; empty for other tracks.
+    tangents: SharedSlice<[T; 2]>,
+    /// Per sequence (a global track: sequence 0's list only), its run of `keys`: start and
+    /// length, both within `keys`.
+    runs: Vec<(u32, u32)>,
 }
 
 impl<T> Default for Track<T> {
     fn default() -> Self {
-        Self { interpolation: INTERP_NONE, global_sequence: None, global_period: 0, sequences: Vec::new() }
+        Self {
+            interpolation: INTERP_NONE,
+            global_sequence: None,
+            global_period: 0,
+            keys: SharedSlice::default(),
+            tangents: SharedSlice::default(),
+            runs: Vec::new(),
+        }
+    }
+}
+
+/// Two tracks are equal when they play the same: same settings and the same keys in each
+/// sequence, however their lists are laid out.
+impl<T: Copy + PartialEq> PartialEq for Track<T> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.interpolation, self.global_sequence, self.global_period)
+            == (other.interpolation, other.global_sequence, other.global_period)
+            && self.sequence_count() == other.sequence_count()
+            && self.curves().eq(other.curves())
     }
 }
 
 impl<T: Copy> Track<T> {
-    /// The keys that play in `sequence` (`None`: none), and how they read time.
-    pub fn keys_for(&self, sequence: usize) -> (Option<&Curve<T>>, TrackTime) {
-        match self.global_sequence {
-            Some(_) => (self.sequences.first(), TrackTime::Loop { period: self.global_period as f32 }),
-            None => (self.sequences.get(sequence), TrackTime::Clip),
+    /// A track from one curve per sequence (for writers of test and benchmark models). The
+    /// track's `interpolation` decides how every curve plays; tangents are kept when the track
+    /// is cubic and every curve has one pair per key.
+    pub fn from_curves(
+        interpolation: u16,
+        global_sequence: Option<usize>,
+        global_period: u32,
+        curves: Vec<Curve<T>>,
+    ) -> Self {
+        let cubic = interpolation >= INTERP_HERMITE && curves.iter().all(|c| c.tangents.len() == c.keys.len());
+        let mut keys = Vec::new();
+        let mut tangents = Vec::new();
+        let mut runs = Vec::with_capacity(curves.len());
+        for curve in &curves {
+            let start = u32::try_from(keys.len()).unwrap_or(u32::MAX);
+            keys.extend_from_slice(&curve.keys);
+            if cubic {
+                tangents.extend_from_slice(&curve.tangents);
+            }
+            runs.push((start, u32::try_from(curve.keys.len()).unwrap_or(0)));
         }
+        Self { interpolation, global_sequence, global_period, keys: keys.into(), tangents: tangents.into(), runs }
+    }
+
+    /// Sequences (or, for a global track, lists) the track holds keys for.
+    pub fn sequence_count(&self) -> usize {
+        self.runs.len()
+    }
+
+    /// Keys stored for `sequence` (0 out of range), read from the table of runs alone.
+    pub fn keys_in(&self, sequence: usize) -> usize {
+        self.runs.get(sequence).map_or(0, |&(_, len)| len as usize)
+    }
+
+    /// The keys of `sequence` as a view of the track's list (empty out of range).
+    pub fn curve(&self, sequence: usize) -> Curve<T> {
+        let Some(&(start, len)) = self.runs.get(sequence) else { return Curve::default() };
+        let run = start as usize..start as usize + len as usize;
+        Curve {
+            keys: self.keys.subview(run.clone()).unwrap_or_default(),
+            interpolation: curve_interpolation(self.interpolation),
+            tangents: self.tangents.subview(run).unwrap_or_default(),
+        }
+    }
+
+    /// Every sequence's keys, in order.
+    pub fn curves(&self) -> impl Iterator<Item = Curve<T>> + '_ {
+        (0..self.runs.len()).map(|sequence| self.curve(sequence))
+    }
+
+    /// Which of the track's lists plays in `sequence` (a global track: its one list, whatever
+    /// the sequence), and how it reads time.
+    pub fn playing(&self, sequence: usize) -> (usize, TrackTime) {
+        match self.global_sequence {
+            Some(_) => (0, TrackTime::Loop { period: self.global_period as f32 }),
+            None => (sequence, TrackTime::Clip),
+        }
+    }
+
+    /// The keys that play in `sequence` (empty: none), and how they read time.
+    pub fn keys_for(&self, sequence: usize) -> (Curve<T>, TrackTime) {
+        let (list, time) = self.playing(sequence);
+        (self.curve(list), time)
     }
 
     /// The first stored value of any sequence: the static value for the rest pose.
     pub fn first_value(&self) -> Option<T> {
-        self.sequences.iter().find_map(|curve| curve.keys.first()).map(|k| k.value)
+        let &(start, _) = self.runs.iter().find(|&&(_, len)| len > 0)?;
+        self.keys.get(start as usize).map(|k| k.value)
     }
 
     pub fn key_count(&self) -> usize {
-        self.sequences.iter().map(Curve::len).sum()
+        self.runs.iter().map(|&(_, len)| len as usize).sum()
     }
 
     pub fn is_animated(&self) -> bool {
-        self.sequences.iter().any(|k| !k.is_empty())
+        self.runs.iter().any(|&(_, len)| len > 0)
     }
 }
 
@@ -302,6 +387,11 @@ impl<'a> TrackReader<'a> {
                 self.sources.len()
             ));
         }
+        // First each sequence's stored times and values are found and checked, then every
+        // sequence's keys are read into one list for the track, sized once, and each sequence's
+        // curve views its run of it. (`None`: no keys are read for that sequence.)
+        let mut stored: Vec<Option<(&[u8], &[u8])>> = Vec::with_capacity(wanted as usize);
+        let mut total: u64 = 0;
         for seq in 0..wanted {
             // Global tracks use sequence 0's arrays in the .m2; others follow aliases and .anim files.
             let (data_seq, source) = if track.global_sequence.is_some() {
@@ -310,12 +400,8 @@ impl<'a> TrackReader<'a> {
                 self.sources.get(seq as usize).copied().unwrap_or((seq as usize, KeySource::Missing))
             };
             let data_seq = data_seq as u64;
-            if data_seq >= outer_count {
-                track.sequences.push(Curve::default());
-                continue;
-            }
-            let KeySource::File(file) = source else {
-                track.sequences.push(Curve::default());
+            let (true, KeySource::File(file)) = (data_seq < outer_count, source) else {
+                stored.push(None);
                 continue;
             };
             // In range: data_seq < outer_count, and both slices hold outer_count pairs.
@@ -342,28 +428,44 @@ impl<'a> TrackReader<'a> {
                 return Err("too many keys for the size of the input (shared key arrays?)".into());
             }
             self.budget.set(left - n);
-            let mut keys = Vec::with_capacity(n as usize);
-            let cubic = interpolation >= INTERP_HERMITE;
-            let mut tangents = Vec::with_capacity(if cubic { n as usize } else { 0 });
-            let size = K::SIZE as usize;
-            for (t, v) in times.chunks_exact(4).zip(values.chunks_exact(value_size as usize)) {
-                let time = u32::from_le_bytes(t.try_into().map_err(|_| "short timestamp")?);
-                let Some(value) = K::parse(v) else { continue };
-                if cubic {
-                    // (value, in-tangent, out-tangent); a key whose tangents do not parse is dropped
-                    // with them, so keys and tangents stay paired.
-                    let incoming = v.get(size..2 * size).and_then(K::tangent);
-                    let outgoing = v.get(2 * size..3 * size).and_then(K::tangent);
-                    let (Some(incoming), Some(outgoing)) = (incoming, outgoing) else { continue };
-                    tangents.push([incoming, outgoing]);
-                }
-                keys.push(Key { time: time as f32, value });
-            }
-            if interpolation == INTERP_NONE {
-                keys = step_keys(keys);
-            }
-            track.sequences.push(Curve { keys, interpolation: curve_interpolation(interpolation), tangents });
+            total += n;
+            stored.push(Some((times, values)));
         }
+        // `total` is within the key budget, and the bytes of every key are there. Step keys
+        // are doubled (see `step_keys`).
+        let cubic = interpolation >= INTERP_HERMITE;
+        let step = interpolation == INTERP_NONE;
+        let mut keys: Vec<Key<K::Value>> = Vec::with_capacity(if step { total * 2 } else { total } as usize);
+        let mut tangents: Vec<[K::Value; 2]> = Vec::with_capacity(if cubic { total as usize } else { 0 });
+        let mut runs: Vec<(u32, u32)> = Vec::with_capacity(stored.len());
+        let size = K::SIZE as usize;
+        let too_many = |_| "too many keys for one track".to_string();
+        for found in stored {
+            let first = keys.len();
+            if let Some((times, values)) = found {
+                for (t, v) in times.chunks_exact(4).zip(values.chunks_exact(value_size as usize)) {
+                    let time = u32::from_le_bytes(t.try_into().map_err(|_| "short timestamp")?);
+                    let Some(value) = K::parse(v) else { continue };
+                    if cubic {
+                        // (value, in-tangent, out-tangent); a key whose tangents do not parse is
+                        // dropped with them, so keys and tangents stay paired.
+                        let incoming = v.get(size..2 * size).and_then(K::tangent);
+                        let outgoing = v.get(2 * size..3 * size).and_then(K::tangent);
+                        let (Some(incoming), Some(outgoing)) = (incoming, outgoing) else { continue };
+                        tangents.push([incoming, outgoing]);
+                    }
+                    keys.push(Key { time: time as f32, value });
+                }
+                if step && keys.len() - first >= 2 {
+                    let parsed: Vec<Key<K::Value>> = keys.drain(first..).collect();
+                    keys.extend(step_keys(parsed));
+                }
+            }
+            runs.push((u32::try_from(first).map_err(too_many)?, u32::try_from(keys.len() - first).map_err(too_many)?));
+        }
+        track.keys = keys.into();
+        track.tangents = tangents.into();
+        track.runs = runs;
         Ok(track)
     }
 }
@@ -489,7 +591,7 @@ mod tests {
         assert_eq!(track.global_sequence, Some(0));
         // Any sequence (even one whose .anim is missing) plays the global keys, looping every 200 ms.
         let (keys, time) = track.keys_for(1);
-        let keys = &keys.unwrap().keys;
+        let keys = &keys.keys;
         assert_eq!(keys.len(), 2);
         assert_eq!(time, TrackTime::Loop { period: 200.0 });
         let at = |t: f32| sample_vec3(keys, time.apply(t, t)).unwrap();
@@ -531,11 +633,11 @@ mod tests {
         let mut warnings = Vec::new();
         let track = reader.read(0x10, VEC3, "hermite track", &mut warnings);
         assert!(warnings.is_empty(), "{warnings:?}");
-        let (Some(curve), TrackTime::Clip) = track.keys_for(0) else { panic!("no keys") };
+        let (curve, TrackTime::Clip) = track.keys_for(0) else { panic!("not clip time") };
         assert_eq!(curve.interpolation, Interpolation::Hermite);
         assert_eq!(curve.tangents, vec![[Vec3::splat(9.0), Vec3::splat(2.0)], [Vec3::ZERO, Vec3::splat(9.0)]]);
         // r = 0.5: 0.5·0 + 0.5·1 + 0.125·2 − 0.125·0 = 0.75.
-        let mid = crate::scene::anim::sample_curve(curve, 50.0).unwrap();
+        let mid = crate::scene::anim::sample_curve(&curve, 50.0).unwrap();
         assert!(mid.abs_diff_eq(Vec3::splat(0.75), 1e-6), "{mid:?}");
         assert_eq!(curve_interpolation(INTERP_BEZIER), Interpolation::Bezier);
     }
