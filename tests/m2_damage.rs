@@ -111,8 +111,8 @@ fn damaged_anim_files_with_intact_models() {
         let result = model::decode(&m2, &[None, Some(anim)]);
         assert!(started.elapsed() < DECODE_LIMIT, "{label}: decode took {:?}", started.elapsed());
         match result {
-            Ok(mut decoded) => {
-                let scene = build::build(&mut decoded, Some(&skin), &BuildOptions::default(), m2.len() as u64);
+            Ok(decoded) => {
+                let scene = build::build(&decoded, Some(&skin), &BuildOptions::default(), m2.len() as u64);
                 let pose = Pose::at(&scene, Some(1), 500.0);
                 assert!(pose.positions.iter().flatten().flatten().all(|p| p.is_finite()), "{label}");
             }

@@ -46,7 +46,8 @@ pub fn character_model() -> (mdview::formats::m2::model::M2Model, mdview::format
                             |_| if b % 2 == 0 { curve(2, &|k| Vec3::splat(k as f32 * 0.01)) } else { Curve::default() },
                         )
                         .collect(),
-                ),
+                )
+                .expect("a small track"),
                 rotation: Track::from_curves(
                     INTERP_LINEAR,
                     None,
@@ -63,7 +64,8 @@ pub fn character_model() -> (mdview::formats::m2::model::M2Model, mdview::format
                             )
                         })
                         .collect(),
-                ),
+                )
+                .expect("a small track"),
                 scale: Track::default(),
                 pivot: Vec3::new(0.0, 0.0, b as f32 * 0.01),
             })

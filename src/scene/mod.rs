@@ -600,8 +600,8 @@ impl<'a, E> IntoIterator for &'a SharedSlice<E> {
     }
 }
 
-/// The whole list as one run (a list past 2³² elements, which no decoder's budget allows,
-/// would read as empty).
+/// The whole list as one run. A run's bounds are `u32`s, so a list of 2³² elements or more
+/// reads as empty: decoders check their lists' lengths before converting them.
 impl<E> From<Vec<E>> for SharedSlice<E> {
     fn from(list: Vec<E>) -> Self {
         let len = list.len();

@@ -26,14 +26,15 @@ pub struct BuildOptions {
     pub replaceable_texture: Option<String>,
 }
 
-/// Keys emitted into clips per byte of input (global tracks repeat in every clip).
+/// Keys clips may play per byte of input (a global track plays in every clip). Clips view the
+/// keys rather than copy them, but each entry's joint, report and sampling cost follow them.
 const CLIP_KEYS_PER_INPUT_BYTE: u64 = 16;
 
 /// What one bone's entry in a clip (its joint tracks and track report, about 490 bytes: the
 /// report holds its lists inline) counts against that key budget on top of its keys. A
-/// global-sequence track is copied into every clip, so a crafted file whose sequence and bone
-/// tables overlap could otherwise ask for sequences × bones entries of one key each: gigabytes
-/// from a 1 MB file.
+/// global-sequence track plays in every clip, so a crafted file whose sequence and bone tables
+/// overlap could otherwise ask for sequences × bones entries of one key each: gigabytes of
+/// entries from a 1 MB file.
 const KEYS_PER_CLIP_ENTRY: u64 = 30;
 
 /// Keys in one track's share of a clip (0 where the track does not play).
@@ -97,20 +98,19 @@ struct SequenceKeys {
 /// clips of a model with many sequences and bones neither copies keys nor visits the keys of
 /// tracks that do not play.
 fn clip_keys<T: Copy>(track: &Track<T>, sequence: SequenceKeys) -> Option<(Curve<T>, TrackTime)> {
-    let (keys, time) = clip_key_count(track, sequence)?;
-    let (list, _) = track.playing(sequence.index);
-    debug_assert_eq!(track.keys_in(list), keys);
+    let (list, _, time) = clip_key_count(track, sequence)?;
     Some((track.curve(list), time))
 }
 
-/// How many keys [`clip_keys`] would give, and their timing, without making the view.
-fn clip_key_count<T: Copy>(track: &Track<T>, sequence: SequenceKeys) -> Option<(usize, TrackTime)> {
+/// Which of the track's lists [`clip_keys`] would view, its key count and timing, without
+/// making the view.
+fn clip_key_count<T: Copy>(track: &Track<T>, sequence: SequenceKeys) -> Option<(usize, usize, TrackTime)> {
     if sequence.missing && track.global_sequence.is_none() {
         return None;
     }
     let (list, time) = track.playing(sequence.index);
     let keys = track.keys_in(list);
-    (keys > 0).then_some((keys, time))
+    (keys > 0).then_some((list, keys, time))
 }
 
 /// Texture flags 0x1 (wrap X) and 0x2 (wrap Y) choose repeat on that axis; without them the
@@ -127,9 +127,8 @@ fn static_or<T: Copy>(track: &Track<T>, default: T) -> T {
 /// Builds the scene. `skin` is the chosen profile (`None`: no geometry, only the skeleton,
 /// clips and markers).
 ///
-/// Each bone's per-sequence keys move into their clip: the model's bone tracks are left empty
-/// (global-sequence tracks, which every clip plays, stay).
-pub fn build(model: &mut M2Model, skin: Option<&Skin>, options: &BuildOptions, input_len: u64) -> Scene {
+/// Clips view the model's track keys ([`Track::curve`]); nothing is copied or moved out.
+pub fn build(model: &M2Model, skin: Option<&Skin>, options: &BuildOptions, input_len: u64) -> Scene {
     let mut scene = Scene::new(FormatKind::WowM2, SceneKind::Mesh);
     scene.version = model.version;
     scene.warnings = model.warnings.clone();
@@ -440,7 +439,7 @@ fn build_materials(
 }
 
 fn build_clips(
-    model: &mut M2Model,
+    model: &M2Model,
     skin: Option<&Skin>,
     unit_materials: &[Option<usize>],
     input_len: u64,
@@ -528,7 +527,7 @@ fn bone_channels(
     // exactly: reports (about 290 bytes each) are not moved as a list grows, and a clip
     // reserves nothing for bones that do not play in it (sized by the bone count, a crafted
     // file could ask sequences × bones of them).
-    let plays = |track_keys: Option<(usize, TrackTime)>| track_keys.map_or(0, |(keys, _)| keys);
+    let plays = |track_keys: Option<(usize, usize, TrackTime)>| track_keys.map_or(0, |(_, keys, _)| keys);
     let mut playing = 0;
     let mut out_of_budget = false;
     for bone in bones {
@@ -607,8 +606,8 @@ fn material_channels(
     budget: &mut u64,
     clip: &mut Clip,
 ) {
-    // Material tracks are copied into every clip that plays them (several units may share
-    // one), so each channel counts against the key budget as a bone's entry does.
+    // Material tracks play in every clip that uses them (several units may share one), so
+    // each channel counts against the key budget as a bone's entry does.
     // `false` once the budget is spent: the channel is dropped and the clip warned.
     let mut add = |keys: usize, channel: Channel| {
         let fits = spend_keys(budget, keys);
@@ -830,7 +829,7 @@ mod tests {
     fn model_with_a_global_track() -> M2Model {
         let keys = vec![Key { time: 0.0, value: Vec3::ZERO }, Key { time: 200.0, value: Vec3::new(20.0, 0.0, 0.0) }];
         let translation =
-            Track::from_curves(super::super::tracks::INTERP_LINEAR, Some(0), 200, vec![Curve::linear(keys)]);
+            Track::from_curves(super::super::tracks::INTERP_LINEAR, Some(0), 200, vec![Curve::linear(keys)]).unwrap();
         M2Model {
             version: 264,
             global_periods: vec![200],
@@ -864,7 +863,7 @@ mod tests {
     /// The rest pose plays it too.
     #[test]
     fn global_tracks_read_the_global_clock_in_clips_and_the_rest_pose() {
-        let scene = build(&mut model_with_a_global_track(), None, &BuildOptions::default(), 1 << 16);
+        let scene = build(&model_with_a_global_track(), None, &BuildOptions::default(), 1 << 16);
         let x_at = |clip: Option<usize>, clip_time: f32, global: f32| {
             let mut pose = Pose::default();
             pose.global_time = Some(global);
@@ -886,8 +885,9 @@ mod tests {
         let bone = &mut model.bones[0];
         // Keys in sequence 1 only.
         let keys = bone.translation.curve(0);
-        bone.translation = Track::from_curves(bone.translation.interpolation, None, 0, vec![Curve::default(), keys]);
-        let scene = build(&mut model, None, &BuildOptions::default(), 1 << 16);
+        bone.translation =
+            Track::from_curves(bone.translation.interpolation, None, 0, vec![Curve::default(), keys]).unwrap();
+        let scene = build(&model, None, &BuildOptions::default(), 1 << 16);
         let joints = |clip: usize| match &scene.clips[clip].channels[0] {
             Channel::BoneTracks { joints, .. } => joints.len(),
             _ => panic!("bone tracks first"),
@@ -928,7 +928,7 @@ mod tests {
         model.bones = vec![Bone { translation: Track::default(), ..bone }; 300];
         model.sequences = vec![sequence; 300];
         model.anim_present = vec![None; 300];
-        let scene = build(&mut model, None, &BuildOptions::default(), 1000);
+        let scene = build(&model, None, &BuildOptions::default(), 1000);
         assert_eq!(scene.clips.len(), 300);
         for clip in &scene.clips {
             assert_eq!(clip.tracks.capacity(), 0, "{}", clip.name);
@@ -950,7 +950,7 @@ mod tests {
         model.anim_present = vec![None; 400];
         // A tiny input gets the minimum budget of 2^20 keys: 160,000 entries of two keys each
         // would fit it by keys alone, but not with each entry's own cost.
-        let scene = build(&mut model, None, &BuildOptions::default(), 1000);
+        let scene = build(&model, None, &BuildOptions::default(), 1000);
         let entries: u64 = scene.clips.iter().map(|c| c.tracks.len() as u64).sum();
         assert_eq!(entries, (1 << 20) / (2 + KEYS_PER_CLIP_ENTRY));
         assert!(scene.clips.iter().any(|c| c.warnings.iter().any(|w| w.starts_with("too many keys"))));
@@ -967,7 +967,8 @@ mod tests {
             Some(0),
             200,
             vec![Curve::linear(vec![Key { time: 0.0, value: Vec3::ONE }])],
-        );
+        )
+        .unwrap();
         model.colors = vec![ColorAnim { rgb: global_rgb, alpha: Track::default() }];
         let unit = TextureUnit { flags: 0x10, color: 0, texture_count: 1, ..TextureUnit::default() };
         // A thousand units share one global colour track of one key: ten fit the budget.

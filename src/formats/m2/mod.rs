@@ -99,8 +99,8 @@ impl OpenOptions {
 /// Decodes a .m2 on its own: no sibling files, so no geometry (its triangles are in the
 /// .skin files). The skeleton, sequences, materials' inputs and markers are all there.
 pub fn decode(data: &[u8]) -> DecodeResult<Scene> {
-    let mut model = model::decode(data, &[])?;
-    let mut scene = build::build(&mut model, None, &BuildOptions::default(), data.len() as u64);
+    let model = model::decode(data, &[])?;
+    let mut scene = build::build(&model, None, &BuildOptions::default(), data.len() as u64);
     scene.warnings.push(
         "decoded without its .skin files, so there is no geometry: open the .m2 by path to load <name>00.skin".into(),
     );
@@ -109,9 +109,9 @@ pub fn decode(data: &[u8]) -> DecodeResult<Scene> {
 
 /// Decodes a .m2 with one .skin profile given as bytes (for tests and the damage sweep).
 pub fn decode_with_skin(m2: &[u8], skin_bytes: &[u8], options: &BuildOptions) -> DecodeResult<Scene> {
-    let mut model = model::decode(m2, &[])?;
+    let model = model::decode(m2, &[])?;
     let skin = skin::decode(skin_bytes)?;
-    Ok(build::build(&mut model, Some(&skin), options, (m2.len() + skin_bytes.len()) as u64))
+    Ok(build::build(&model, Some(&skin), options, (m2.len() + skin_bytes.len()) as u64))
 }
 
 /// The error for a `.skin` opened on its own.
@@ -231,7 +231,7 @@ pub fn open_with(path: &Path, data: &[u8], options: &OpenOptions) -> DecodeResul
         anim_bytes.push(bytes);
     }
     let anim_refs: Vec<Option<&[u8]>> = anim_bytes.iter().map(|b| b.as_deref()).collect();
-    let mut model = model::decode(data, &anim_refs)?;
+    let model = model::decode(data, &anim_refs)?;
 
     // Skin profiles: the chosen one, else the first that exists and decodes.
     let profiles = skin_profiles_among(&files, &stem, data)?;
@@ -333,7 +333,7 @@ pub fn open_with(path: &Path, data: &[u8], options: &OpenOptions) -> DecodeResul
     let build_options = BuildOptions { replaceable_texture: replaceable.clone() };
     let skin_len = chosen_skin.as_ref().map(|(_, _, len)| *len as u64).unwrap_or(0);
     let input_len = (data.len() as u64).saturating_add(skin_len);
-    let mut scene = build::build(&mut model, chosen_skin.as_ref().map(|(_, s, _)| s), &build_options, input_len);
+    let mut scene = build::build(&model, chosen_skin.as_ref().map(|(_, s, _)| s), &build_options, input_len);
     scene.warnings.extend(early_warnings);
     for (clip, p) in scene.clips.iter_mut().zip(&anim_paths) {
         clip.source.clone_from(p);

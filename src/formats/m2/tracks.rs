@@ -144,9 +144,8 @@ value_kind!(COMPRESSED_QUAT: PackedQuatValues, Quat, 8, parse packed_quat, tange
 
 value_kind!(
     /// Bone tracks are read straight into scene axes ([`super::axes`]), values and tangents
-    /// alike: each key is turned while it is in hand, so building clips later moves the keys
-    /// without touching them again (a character's keys are megabytes, read back from cache
-    /// misses).
+    /// alike: each key is turned while it is in hand, so clips later view the keys without
+    /// touching them again (a character's keys are megabytes, read back from cache misses).
     BONE_TRANSLATION_KEYS: BoneTranslationValues, Vec3, 12,
     parse |b| vec3_at(b).map(axes::position),
     tangent |b| vec3_at(b).map(axes::position)
@@ -224,25 +223,27 @@ impl<T: Copy> Track<T> {
     /// A track from one curve per sequence (for writers of test and benchmark models). The
     /// track's `interpolation` decides how every curve plays; tangents are kept when the track
     /// is cubic and every curve has one pair per key.
+    /// `None` when the curves hold 2³² keys or more together (a run is two `u32`s).
     pub fn from_curves(
         interpolation: u16,
         global_sequence: Option<usize>,
         global_period: u32,
         curves: Vec<Curve<T>>,
-    ) -> Self {
+    ) -> Option<Self> {
         let cubic = interpolation >= INTERP_HERMITE && curves.iter().all(|c| c.tangents.len() == c.keys.len());
         let mut keys = Vec::new();
         let mut tangents = Vec::new();
         let mut runs = Vec::with_capacity(curves.len());
         for curve in &curves {
-            let start = u32::try_from(keys.len()).unwrap_or(u32::MAX);
+            let start = u32::try_from(keys.len()).ok()?;
             keys.extend_from_slice(&curve.keys);
             if cubic {
                 tangents.extend_from_slice(&curve.tangents);
             }
-            runs.push((start, u32::try_from(curve.keys.len()).unwrap_or(0)));
+            runs.push((start, u32::try_from(curve.keys.len()).ok()?));
         }
-        Self { interpolation, global_sequence, global_period, keys: keys.into(), tangents: tangents.into(), runs }
+        u32::try_from(keys.len()).ok()?;
+        Some(Self { interpolation, global_sequence, global_period, keys: keys.into(), tangents: tangents.into(), runs })
     }
 
     /// Sequences (or, for a global track, lists) the track holds keys for.
@@ -391,7 +392,10 @@ impl<'a> TrackReader<'a> {
         // sequence's keys are read into one list for the track, sized once, and each sequence's
         // curve views its run of it. (`None`: no keys are read for that sequence.)
         let mut stored: Vec<Option<(&[u8], &[u8])>> = Vec::with_capacity(wanted as usize);
-        let mut total: u64 = 0;
+        let step = interpolation == INTERP_NONE;
+        // Keys the list may hold: each sequence's stored keys, and for a step track the key
+        // repeated before each change (see below).
+        let mut capacity: u64 = 0;
         for seq in 0..wanted {
             // Global tracks use sequence 0's arrays in the .m2; others follow aliases and .anim files.
             let (data_seq, source) = if track.global_sequence.is_some() {
@@ -428,18 +432,20 @@ impl<'a> TrackReader<'a> {
                 return Err("too many keys for the size of the input (shared key arrays?)".into());
             }
             self.budget.set(left - n);
-            total += n;
+            // n is a u32 count, so 2n - 1 cannot overflow.
+            let held = if step && n >= 2 { 2 * n - 1 } else { n };
+            capacity = capacity.checked_add(held).ok_or("key count overflows")?;
             stored.push(Some((times, values)));
         }
-        // `total` is within the key budget, and the bytes of every key are there. Step keys
-        // are doubled (see `step_keys`).
+        // Within the key budget (twice it for step tracks), and the bytes of every key are
+        // there. Runs are u32s, so the whole list must fit in one.
+        let too_many = |_| "too many keys for one track".to_string();
+        let capacity = usize::try_from(u32::try_from(capacity).map_err(too_many)?).map_err(too_many)?;
         let cubic = interpolation >= INTERP_HERMITE;
-        let step = interpolation == INTERP_NONE;
-        let mut keys: Vec<Key<K::Value>> = Vec::with_capacity(if step { total * 2 } else { total } as usize);
-        let mut tangents: Vec<[K::Value; 2]> = Vec::with_capacity(if cubic { total as usize } else { 0 });
+        let mut keys: Vec<Key<K::Value>> = Vec::with_capacity(capacity);
+        let mut tangents: Vec<[K::Value; 2]> = Vec::with_capacity(if cubic { capacity } else { 0 });
         let mut runs: Vec<(u32, u32)> = Vec::with_capacity(stored.len());
         let size = K::SIZE as usize;
-        let too_many = |_| "too many keys for one track".to_string();
         for found in stored {
             let first = keys.len();
             if let Some((times, values)) = found {
@@ -454,11 +460,15 @@ impl<'a> TrackReader<'a> {
                         let (Some(incoming), Some(outgoing)) = (incoming, outgoing) else { continue };
                         tangents.push([incoming, outgoing]);
                     }
+                    // Step interpolation as linear keys: each value holds until the next key's
+                    // time, where a key of the old value precedes the new one.
+                    if step
+                        && keys.len() > first
+                        && let Some(held) = keys.last().map(|k| k.value)
+                    {
+                        keys.push(Key { time: time as f32, value: held });
+                    }
                     keys.push(Key { time: time as f32, value });
-                }
-                if step && keys.len() - first >= 2 {
-                    let parsed: Vec<Key<K::Value>> = keys.drain(first..).collect();
-                    keys.extend(step_keys(parsed));
                 }
             }
             runs.push((u32::try_from(first).map_err(too_many)?, u32::try_from(keys.len() - first).map_err(too_many)?));
@@ -475,24 +485,6 @@ pub fn m2array(r: &Reader, at: u64, field: &str) -> Result<(u64, u64), String> {
     let count = r.u32(at, field).map_err(|e| e.to_string())?;
     let offset = r.u32(at + 4, field).map_err(|e| e.to_string())?;
     Ok((u64::from(count), u64::from(offset)))
-}
-
-/// Step interpolation expressed with linear keys: each value is held until the next key's
-/// time, where a duplicate key of the old value precedes the new one.
-fn step_keys<T: Copy>(keys: Vec<Key<T>>) -> Vec<Key<T>> {
-    if keys.len() < 2 {
-        return keys;
-    }
-    let mut out = Vec::with_capacity(keys.len() * 2);
-    let mut previous: Option<Key<T>> = None;
-    for key in keys {
-        if let Some(p) = previous {
-            out.push(Key { time: key.time, value: p.value });
-        }
-        out.push(key);
-        previous = Some(key);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -642,14 +634,59 @@ mod tests {
         assert_eq!(curve_interpolation(INTERP_BEZIER), Interpolation::Bezier);
     }
 
+    /// A step track (interpolation 0) with 3 keys in sequence 0, 1 key in sequence 1 and 2 in
+    /// sequence 2, all in one list: each value holds until the next key, and every sequence's
+    /// run stays its own.
     #[test]
     fn step_interpolation_holds_values() {
-        let keys = vec![Key { time: 0.0, value: Vec3::ZERO }, Key { time: 10.0, value: Vec3::ONE }];
-        let stepped = step_keys(keys);
-        assert_eq!(sample_vec3(&stepped, 9.9), Some(Vec3::ZERO));
-        assert_eq!(sample_vec3(&stepped, 10.0), Some(Vec3::ONE));
-        let q = vec![Key { time: 0.0, value: Quat::IDENTITY }];
-        assert_eq!(sample_quat(&step_keys(q), 5.0), Some(Quat::IDENTITY));
+        let mut data = vec![0u8; 0x200];
+        let put_u32 = |d: &mut Vec<u8>, at: usize, v: u32| d[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        data[0x12..0x14].copy_from_slice(&(-1i16).to_le_bytes());
+        put_u32(&mut data, 0x14, 3);
+        put_u32(&mut data, 0x18, 0x40);
+        put_u32(&mut data, 0x1C, 3);
+        put_u32(&mut data, 0x20, 0x60);
+        let lists: [&[(u32, f32)]; 3] = [&[(0, 1.0), (10, 2.0), (20, 3.0)], &[(5, 7.0)], &[(0, 4.0), (30, 5.0)]];
+        let mut at = 0x100;
+        for (s, keys) in lists.iter().enumerate() {
+            put_u32(&mut data, 0x40 + 8 * s, keys.len() as u32);
+            put_u32(&mut data, 0x44 + 8 * s, at as u32);
+            for (k, &(time, _)) in keys.iter().enumerate() {
+                put_u32(&mut data, at + 4 * k, time);
+            }
+            at += 4 * keys.len();
+            put_u32(&mut data, 0x60 + 8 * s, keys.len() as u32);
+            put_u32(&mut data, 0x64 + 8 * s, at as u32);
+            for (k, &(_, v)) in keys.iter().enumerate() {
+                for axis in 0..3 {
+                    data[at + 12 * k + 4 * axis..at + 12 * k + 4 * axis + 4].copy_from_slice(&v.to_le_bytes());
+                }
+            }
+            at += 12 * keys.len();
+        }
+        let r = Reader::new(&data, "wow-m2");
+        let sources = (0..3).map(|s| (s, KeySource::File(r))).collect();
+        let reader = TrackReader::new(r, sources, vec![], data.len() as u64);
+        let mut warnings = Vec::new();
+        let track = reader.read(0x10, VEC3, "step track", &mut warnings);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let key = |time: f32, v: f32| Key { time, value: Vec3::splat(v) };
+        let first = track.curve(0);
+        assert_eq!(first.keys, vec![key(0.0, 1.0), key(10.0, 1.0), key(10.0, 2.0), key(20.0, 2.0), key(20.0, 3.0)]);
+        assert_eq!(sample_vec3(&first.keys, 9.9), Some(Vec3::splat(1.0)));
+        assert_eq!(sample_vec3(&first.keys, 10.0), Some(Vec3::splat(2.0)));
+        assert_eq!(track.curve(1).keys, vec![key(5.0, 7.0)]);
+        assert_eq!(track.curve(2).keys, vec![key(0.0, 4.0), key(30.0, 4.0), key(30.0, 5.0)]);
+        assert_eq!((track.keys_in(0), track.keys_in(1), track.keys_in(2), track.key_count()), (5, 1, 3, 9));
+        assert_eq!(track.first_value(), Some(Vec3::splat(1.0)));
+        let q = Track::from_curves(
+            INTERP_NONE,
+            None,
+            0,
+            vec![Curve::linear(vec![Key { time: 0.0, value: Quat::IDENTITY }])],
+        )
+        .unwrap();
+        assert_eq!(sample_quat(&q.curve(0).keys, 5.0), Some(Quat::IDENTITY));
     }
 
     #[test]
