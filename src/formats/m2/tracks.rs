@@ -433,8 +433,8 @@ impl<'a> TrackReader<'a> {
             }
             self.budget.set(left - n);
             // n is a u32 count, so 2n - 1 cannot overflow.
-            let held = if step && n >= 2 { 2 * n - 1 } else { n };
-            capacity = capacity.checked_add(held).ok_or("key count overflows")?;
+            let expanded = if step && n >= 2 { 2 * n - 1 } else { n };
+            capacity = capacity.checked_add(expanded).ok_or("key count overflows")?;
             stored.push(Some((times, values)));
         }
         // Within the key budget (twice it for step tracks), and the bytes of every key are
@@ -445,6 +445,8 @@ impl<'a> TrackReader<'a> {
         let mut keys: Vec<Key<K::Value>> = Vec::with_capacity(capacity);
         let mut tangents: Vec<[K::Value; 2]> = Vec::with_capacity(if cubic { capacity } else { 0 });
         let mut runs: Vec<(u32, u32)> = Vec::with_capacity(stored.len());
+        // One sequence's step keys before `hold_steps` (one list for the whole track).
+        let mut parsed_steps: Vec<Key<K::Value>> = Vec::new();
         let size = K::SIZE as usize;
         for found in stored {
             let first = keys.len();
@@ -460,15 +462,13 @@ impl<'a> TrackReader<'a> {
                         let (Some(incoming), Some(outgoing)) = (incoming, outgoing) else { continue };
                         tangents.push([incoming, outgoing]);
                     }
-                    // Step interpolation as linear keys: each value holds until the next key's
-                    // time, where a key of the old value precedes the new one.
-                    if step
-                        && keys.len() > first
-                        && let Some(held) = keys.last().map(|k| k.value)
-                    {
-                        keys.push(Key { time: time as f32, value: held });
-                    }
                     keys.push(Key { time: time as f32, value });
+                }
+                if step && keys.len() - first >= 2 {
+                    // Outside the key loop, which stays as tight as for linear tracks.
+                    parsed_steps.clear();
+                    parsed_steps.extend(keys.drain(first..));
+                    hold_steps(&parsed_steps, &mut keys);
                 }
             }
             runs.push((u32::try_from(first).map_err(too_many)?, u32::try_from(keys.len() - first).map_err(too_many)?));
@@ -477,6 +477,19 @@ impl<'a> TrackReader<'a> {
         track.tangents = tangents.into();
         track.runs = runs;
         Ok(track)
+    }
+}
+
+/// Step interpolation as linear keys: each value holds until the next key's time, where a key
+/// of the old value precedes the new one. Appends the expanded `parsed` to `keys`.
+fn hold_steps<T: Copy>(parsed: &[Key<T>], keys: &mut Vec<Key<T>>) {
+    let mut previous: Option<T> = None;
+    for key in parsed {
+        if let Some(value) = previous {
+            keys.push(Key { time: key.time, value });
+        }
+        keys.push(*key);
+        previous = Some(key.value);
     }
 }
 
