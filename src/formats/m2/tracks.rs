@@ -281,12 +281,6 @@ impl<T: Copy> Track<T> {
         }
     }
 
-    /// The keys that play in `sequence` (empty: none), and how they read time.
-    pub fn keys_for(&self, sequence: usize) -> (Curve<T>, TrackTime) {
-        let (list, time) = self.playing(sequence);
-        (self.curve(list), time)
-    }
-
     /// The first stored value of any sequence: the static value for the rest pose.
     pub fn first_value(&self) -> Option<T> {
         let &(start, _) = self.runs.iter().find(|&&(_, len)| len > 0)?;
@@ -595,8 +589,8 @@ mod tests {
         assert!(warnings.is_empty(), "{warnings:?}");
         assert_eq!(track.global_sequence, Some(0));
         // Any sequence (even one whose .anim is missing) plays the global keys, looping every 200 ms.
-        let (keys, time) = track.keys_for(1);
-        let keys = &keys.keys;
+        let (list, time) = track.playing(1);
+        let keys = &track.curve(list).keys;
         assert_eq!(keys.len(), 2);
         assert_eq!(time, TrackTime::Loop { period: 200.0 });
         let at = |t: f32| sample_vec3(keys, time.apply(t, t)).unwrap();
@@ -638,7 +632,8 @@ mod tests {
         let mut warnings = Vec::new();
         let track = reader.read(0x10, VEC3, "hermite track", &mut warnings);
         assert!(warnings.is_empty(), "{warnings:?}");
-        let (curve, TrackTime::Clip) = track.keys_for(0) else { panic!("not clip time") };
+        let (list, TrackTime::Clip) = track.playing(0) else { panic!("not clip time") };
+        let curve = track.curve(list);
         assert_eq!(curve.interpolation, Interpolation::Hermite);
         assert_eq!(curve.tangents, vec![[Vec3::splat(9.0), Vec3::splat(2.0)], [Vec3::ZERO, Vec3::splat(9.0)]]);
         // r = 0.5: 0.5·0 + 0.5·1 + 0.125·2 − 0.125·0 = 0.75.
