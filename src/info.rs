@@ -421,7 +421,7 @@ impl Summary {
         for section in &self.details {
             let _ = writeln!(out, "\n{} ({}):", section.title, section.rows.len());
             for row in &section.rows {
-                let cells: Vec<String> = row.0.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                let cells: Vec<String> = row.cells().map(|(k, v)| format!("{k} {v}")).collect();
                 let _ = writeln!(out, "  {}", cells.join(", "));
             }
         }

@@ -47,7 +47,7 @@ fn rabbit_opens_with_its_skin_bones_and_sequences() {
     assert_eq!(scene.materials[0].alpha, AlphaMode::Blend(BlendMode::AlphaKey));
     assert!(scene.warnings.iter().any(|w| w.contains("RabbitSkin.blp")), "{:?}", scene.warnings);
     let files = detail(&scene, "Texture files");
-    assert!(files.rows[0].0.iter().any(|(_, v)| v == "128x128 DXT3"), "{files:?}");
+    assert!(files.rows[0].cells().any(|(_, v)| v == "128x128 DXT3"), "{files:?}");
     // Every vertex is skinned to valid joints with weights summing to one.
     let skin = mesh.skin.as_ref().unwrap();
     for &(start, count) in &skin.ranges {

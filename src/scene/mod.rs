@@ -1148,24 +1148,61 @@ pub struct DetailSection {
 }
 
 /// One row of a [`DetailSection`]: `(column, value)` pairs, serialised as an ordered JSON object.
-/// Column names are fixed words, so only the values are allocated.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct DetailRow(pub Vec<(&'static str, String)>);
+/// Column names are fixed words; the values are written one after another into one string,
+/// each cell keeping where its value ends, so a row costs two allocations however many
+/// columns it has (a string per value made the detail tables a tenth of an M2 decode).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DetailRow {
+    text: String,
+    /// (column, end of its value in `text`), in column order.
+    cells: Vec<(&'static str, u32)>,
+}
+
+impl Default for DetailRow {
+    fn default() -> Self {
+        // Sized for the longest rows the formats write, so that they do not regrow.
+        Self { text: String::with_capacity(96), cells: Vec::with_capacity(12) }
+    }
+}
 
 impl DetailRow {
     /// Adds a column (builder style). Pass `format_args!` rather than `format!` to format the
-    /// value once, straight into its string.
+    /// value once, straight into the row.
     pub fn with(mut self, key: &'static str, value: impl std::fmt::Display) -> Self {
-        self.0.push((key, value.to_string()));
+        self.push(key, value);
         self
+    }
+
+    /// Adds a column at the end.
+    pub fn push(&mut self, key: &'static str, value: impl std::fmt::Display) {
+        use std::fmt::Write;
+        // Writing to a String cannot fail; a `Display` that reports an error leaves what it wrote.
+        let _ = write!(self.text, "{value}");
+        self.cells.push((key, u32::try_from(self.text.len()).unwrap_or(u32::MAX)));
+    }
+
+    /// The `(column, value)` pairs, in order.
+    pub fn cells(&self) -> impl Iterator<Item = (&'static str, &str)> + '_ {
+        let mut start = 0usize;
+        self.cells.iter().map(move |&(key, end)| {
+            let end = end as usize;
+            let value = self.text.get(start..end).unwrap_or("");
+            start = end;
+            (key, value)
+        })
+    }
+
+    /// The value of column `key`, where the row has one.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.cells().find(|&(k, _)| k == key).map(|(_, v)| v)
     }
 }
 
 impl Serialize for DetailRow {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (k, v) in &self.0 {
+        let mut map = serializer.serialize_map(Some(self.cells.len()))?;
+        for (k, v) in self.cells() {
             map.serialize_entry(k, v)?;
         }
         map.end()
@@ -1332,6 +1369,23 @@ pub fn compute_normals_into(positions: &[Vec3], triangles: &[[u32; 3]], normals:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn detail_rows_keep_their_cells_in_order() {
+        let mut row =
+            DetailRow::default().with("name", "tank").with("empty", "").with("flags", format_args!("{:#x}", 255));
+        row.push("é", 3.5);
+        let cells: Vec<(&str, &str)> = row.cells().collect();
+        assert_eq!(cells, [("name", "tank"), ("empty", ""), ("flags", "0xff"), ("é", "3.5")]);
+        assert_eq!(row.get("flags"), Some("0xff"));
+        assert_eq!(row.get("missing"), None);
+        // Serialised as an ordered object, as before.
+        assert_eq!(serde_json::to_string(&row).unwrap(), r#"{"name":"tank","empty":"","flags":"0xff","é":"3.5"}"#);
+        // Rows written alike are equal, whatever their capacity.
+        let again = DetailRow::default().with("name", "tank").with("empty", "").with("flags", "0xff").with("é", "3.5");
+        assert_eq!(row, again);
+        assert_ne!(row, DetailRow::default().with("name", "tankempty").with("flags", "0xff").with("é", "3.5"));
+    }
 
     #[test]
     fn shared_slices_view_runs_of_one_list() {

@@ -392,7 +392,7 @@ pub fn open_with(path: &Path, data: &[u8], options: &OpenOptions) -> DecodeResul
         && let Some(model_section) = scene.details.first_mut()
         && let Some(row) = model_section.rows.first_mut()
     {
-        row.0.push(("skin profile in use", index.to_string()));
+        row.push("skin profile in use", index);
     }
     Ok(scene)
 }

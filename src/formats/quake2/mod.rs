@@ -182,14 +182,16 @@ struct Layout<'a> {
     st: &'a [[u8; 4]],
     triangles: &'a [[u8; 12]],
     frame_table: crate::formats::reader::Table,
+    /// The commands, where asked for ([`read`]); decoding only counts them.
     gl_commands: Vec<(bool, u32)>,
+    gl_command_count: usize,
     warnings: Vec<String>,
 }
 
 /// Reads and validates every part of the file, frames in Quake's axes.
 pub fn read(data: &[u8]) -> DecodeResult<Md2File> {
     let r = Reader::new(data, FORMAT);
-    let layout = read_layout(&r)?;
+    let layout = read_layout(&r, KeepCommands::Yes)?;
     let mut warnings = layout.warnings;
     let mut frames = Vec::with_capacity(layout.frame_table.count as usize);
     for f in 0..layout.frame_table.count {
@@ -246,7 +248,14 @@ fn triangle_indices(&[x0, x1, y0, y1, z0, z1, s0, s1, t0, t1, u0, u1]: &[u8; 12]
     ([[x0, x1], [y0, y1], [z0, z1]].map(u16::from_le_bytes), [[s0, s1], [t0, t1], [u0, u1]].map(u16::from_le_bytes))
 }
 
-fn read_layout<'a>(r: &Reader<'a>) -> DecodeResult<Layout<'a>> {
+/// Whether [`read_layout`] keeps the OpenGL commands or only checks and counts them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum KeepCommands {
+    Yes,
+    No,
+}
+
+fn read_layout<'a>(r: &Reader<'a>, keep: KeepCommands) -> DecodeResult<Layout<'a>> {
     let mut warnings = Vec::new();
     let h = read_header(r, &mut warnings)?;
     let num_xyz = count(h.num_xyz);
@@ -295,30 +304,38 @@ fn read_layout<'a>(r: &Reader<'a>) -> DecodeResult<Layout<'a>> {
     }
 
     let frame_table = r.table(offset(h.ofs_frames), count(h.num_frames), count(h.frame_size), "frames")?;
-    let gl_commands = match parse_gl_commands(r, &h) {
-        Ok(commands) => commands,
-        Err(e) => {
-            warnings.push(format!("OpenGL command list ignored: {e}"));
-            Vec::new()
+    let mut gl_commands = Vec::new();
+    let keep_command = |is_strip: bool, vertices: u32| {
+        if keep == KeepCommands::Yes {
+            gl_commands.push((is_strip, vertices));
         }
     };
-    Ok(Layout { header: h, skins, st, triangles, frame_table, gl_commands, warnings })
+    let gl_command_count = match walk_gl_commands(r, &h, keep_command) {
+        Ok(count) => count,
+        Err(e) => {
+            warnings.push(format!("OpenGL command list ignored: {e}"));
+            gl_commands.clear();
+            0
+        }
+    };
+    Ok(Layout { header: h, skins, st, triangles, frame_table, gl_commands, gl_command_count, warnings })
 }
 
-/// Walks the command list to its zero word, checking every count and vertex index. The list
+/// Walks the command list to its zero word, checking every count and vertex index, and hands
+/// each command (is a strip, vertex count) to `visit`; returns how many there were. The list
 /// is fetched once as a checked slice of words; each command's vertex indices are checked with
 /// no branch per vertex, and only a failing command is searched for its bad index.
-fn parse_gl_commands(r: &Reader, h: &Header) -> Result<Vec<(bool, u32)>, String> {
+fn walk_gl_commands(r: &Reader, h: &Header, mut visit: impl FnMut(bool, u32)) -> Result<usize, String> {
     let word_count = count(h.num_glcmds);
     if word_count == 0 {
-        return Ok(Vec::new());
+        return Ok(0);
     }
     let bytes =
         r.bytes(offset(h.ofs_glcmds), word_count.saturating_mul(4), "OpenGL commands").map_err(|e| e.to_string())?;
     let (words, _) = bytes.as_chunks::<4>();
     // A negative index reads as a huge unsigned one, so one comparison covers both ends.
     let limit = u32::try_from(h.num_xyz).unwrap_or(0);
-    let mut commands = Vec::new();
+    let mut commands = 0usize;
     let mut rest = words;
     loop {
         let at = words.len() - rest.len();
@@ -344,7 +361,8 @@ fn parse_gl_commands(r: &Reader, h: &Header) -> Result<Vec<(bool, u32)>, String>
             return Err(format!("command at word {at} names vertex {index}"));
         }
         rest = next;
-        commands.push((n > 0, vertices as u32));
+        visit(n > 0, vertices as u32);
+        commands += 1;
     }
 }
 
@@ -489,7 +507,7 @@ pub fn decode(data: &[u8]) -> DecodeResult<Scene> {
 /// As [`decode`], keeping the frames as a validated view of `data` itself (no copy).
 pub fn decode_shared(data: Arc<[u8]>) -> DecodeResult<Scene> {
     let r = Reader::new(&data, FORMAT);
-    let mut layout = read_layout(&r)?;
+    let mut layout = read_layout(&r, KeepCommands::No)?;
     let mut warnings = std::mem::take(&mut layout.warnings);
     let frames = decode_frames(&r, &layout, &mut warnings)?;
     let mut scene = build_scene(&layout, frames, data.clone());
@@ -625,7 +643,7 @@ fn build_scene(layout: &Layout, frames: SceneFrames, bytes: Arc<[u8]>) -> Scene 
     scene.raw = vec![
         RawField::new("num_skins", 20, h.num_skins as u64),
         RawField::new("num_frames", 40, h.num_frames as u64),
-        RawField::new("gl commands parsed", u64::try_from(h.ofs_glcmds).unwrap_or(0), layout.gl_commands.len() as u64),
+        RawField::new("gl commands parsed", u64::try_from(h.ofs_glcmds).unwrap_or(0), layout.gl_command_count as u64),
     ];
     scene
 }
@@ -847,6 +865,17 @@ mod tests {
         // num_glcmds one short: the list ends after the second fan, before its zero word.
         let text = warning_for(&|b| b[36..40].copy_from_slice(&20i32.to_le_bytes()));
         assert!(text.ends_with("no terminating zero within 20 words"), "{text}");
+        // Decoding counts the commands that `read` lists, and counts none of a broken list.
+        let parsed = |bytes: &[u8]| {
+            let raw = decode(bytes).unwrap().raw;
+            raw.iter().find(|f| f.name == "gl commands parsed").map(|f| f.value)
+        };
+        assert_eq!(read(&bytes).unwrap().gl_commands, [(false, 3), (false, 3)]);
+        assert_eq!(parsed(&bytes), Some(2));
+        let mut broken = bytes.clone();
+        word(&mut broken, 16, 3);
+        assert!(read(&broken).unwrap().gl_commands.is_empty());
+        assert_eq!(parsed(&broken), Some(0));
     }
 
     /// Frame names are checked as UTF-8 together; a name that is not valid is made valid on its
