@@ -102,6 +102,13 @@ pub struct OpenTiming {
     pub on_screen_ms: f64,
 }
 
+/// The bounds the camera was framed on, and the viewport size it was framed for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Framed {
+    pub bounds: crate::scene::Aabb,
+    pub viewport_px: [u32; 2],
+}
+
 /// The side of the viewer that egui draws: session, camera, display options and UI toggles.
 pub struct Viewer {
     pub session: Session,
@@ -116,6 +123,9 @@ pub struct Viewer {
     pub drop_hover: bool,
     /// Pixel size the viewport had in the last UI pass.
     pub viewport_px: [u32; 2],
+    /// What the camera was last framed on, while the user has not moved it since: the view
+    /// is framed again whenever the viewport's size changes (see [`Viewer::keep_framed`]).
+    pub framed: Option<Framed>,
     /// Per material, what the renderer did with its texture.
     pub texture_report: Option<crate::render::SceneReport>,
     /// The "Sheet" view of the folder's thumbnails, shown instead of the 3D view when open.
@@ -137,6 +147,7 @@ impl Viewer {
             inspector_tab: panel::InspectorTab::Nodes,
             drop_hover: false,
             viewport_px: [1, 1],
+            framed: None,
             texture_report: None,
             sheet: sheet::SheetView::default(),
             recent_path,
@@ -146,6 +157,30 @@ impl Viewer {
     /// Width over height of the viewport in the last frame.
     pub fn viewport_aspect(&self) -> f32 {
         self.viewport_px[0].max(1) as f32 / self.viewport_px[1].max(1) as f32
+    }
+
+    /// Frames `bounds` in the viewport: from the default angles (`fresh`), else from the
+    /// camera's own. The framing holds until the user moves the camera.
+    pub fn frame_on(&mut self, bounds: crate::scene::Aabb, fresh: bool) {
+        let aspect = self.viewport_aspect();
+        if fresh {
+            self.camera = OrbitCamera::framing(&bounds, aspect);
+        } else {
+            self.camera.frame(&bounds, aspect);
+        }
+        self.framed = Some(Framed { bounds, viewport_px: self.viewport_px });
+    }
+
+    /// After a UI pass: if the viewport changed size since the camera was framed, and the
+    /// user has not moved the camera meanwhile, frames the same bounds again. A model opened
+    /// before the first pass (or while the side panels were still finding their widths) was
+    /// framed for another shape of viewport, and was drawn too close or cut off at the sides.
+    pub fn keep_framed(&mut self) {
+        if let Some(framed) = self.framed
+            && framed.viewport_px != self.viewport_px
+        {
+            self.frame_on(framed.bounds, false);
+        }
     }
 
     pub fn notify(&mut self, text: impl Into<String>, error: bool) {
@@ -522,15 +557,14 @@ impl App {
                     }
                 }
                 Action::FrameModel => {
-                    if let Some(doc) = &self.viewer.session.doc {
-                        let aspect = self.viewer.viewport_aspect();
-                        self.viewer.camera.frame(&posed_bounds(doc), aspect);
+                    if let Some(bounds) = self.viewer.session.doc.as_ref().map(posed_bounds) {
+                        self.viewer.frame_on(bounds, false);
                     }
                 }
                 Action::ResetCamera => {
-                    let bounds = self.viewer.session.doc.as_ref().map(posed_bounds);
-                    let aspect = self.viewer.viewport_aspect();
-                    self.viewer.camera = OrbitCamera::framing(&bounds.unwrap_or(crate::scene::Aabb::EMPTY), aspect);
+                    // As on opening: the angles of a fresh view, framed on what the clip sweeps.
+                    let bounds = self.viewer.session.doc.as_ref().map(clip_bounds);
+                    self.viewer.frame_on(bounds.unwrap_or(crate::scene::Aabb::EMPTY), true);
                 }
                 Action::SaveViewport => self.save_viewport(),
             }
@@ -623,9 +657,9 @@ impl App {
                     self.viewer.texture_report = Some(report);
                 }
                 if let Some(doc) = &self.viewer.session.doc {
-                    let aspect = self.viewer.viewport_aspect();
-                    self.viewer.camera = OrbitCamera::framing(&posed_bounds(doc), aspect);
+                    let bounds = clip_bounds(doc);
                     gfx_title(self.gfx.as_ref(), doc);
+                    self.viewer.frame_on(bounds, true);
                 }
                 self.awaiting_present = Some((requested_at, decode_time));
             }
@@ -664,6 +698,8 @@ impl App {
         let texture_id = gfx.viewport_texture;
         let viewer = &mut self.viewer;
         let mut full_output = self.egui_ctx.run_ui(raw_input, |ui| viewer.ui(ui, texture_id));
+        // The pass may have resized the viewport (a new model's panels, a resized window).
+        viewer.keep_framed();
         gfx.egui_state.handle_platform_output_with_event_loop(&gfx.window, event_loop, full_output.platform_output);
         let pending_before = self.viewer.session.pending.as_ref().map(|(id, _)| *id);
         self.run_actions();
@@ -1009,6 +1045,28 @@ fn posed_bounds(doc: &state::Document) -> crate::scene::Aabb {
     doc.pose.bounds(&doc.scene)
 }
 
+/// Poses sampled across a clip when framing a newly opened model.
+const FRAMING_SAMPLES: usize = 8;
+
+/// The bounds the clip playing sweeps through (sampled at [`FRAMING_SAMPLES`] times, with the
+/// current pose), so that a model that walks or swings while it plays stays in the picture,
+/// not only in its first pose.
+fn clip_bounds(doc: &state::Document) -> crate::scene::Aabb {
+    let mut bounds = posed_bounds(doc);
+    let Some(clip) = doc.clip.and_then(|c| doc.scene.clips.get(c)) else { return bounds };
+    let length = clip.end - clip.start;
+    if !(length.is_finite() && length > 0.0) {
+        return bounds;
+    }
+    let mut pose = crate::scene::anim::Pose::default();
+    pose.global_time = doc.pose.global_time;
+    for i in 0..FRAMING_SAMPLES {
+        pose.evaluate(&doc.scene, doc.clip, clip.start + length * i as f32 / FRAMING_SAMPLES as f32);
+        bounds = bounds.union(&pose.bounds(&doc.scene));
+    }
+    bounds
+}
+
 fn gfx_title(gfx: Option<&Gfx>, doc: &state::Document) {
     if let Some(gfx) = gfx {
         gfx.window.set_title(&format!("{} — mdview", file_name(&doc.path)));
@@ -1032,4 +1090,83 @@ fn free_name(dir: &Path, stem: &str) -> PathBuf {
 /// The built-in demo, written to a temporary folder: its main model, with the folder listed.
 fn demo_model() -> std::io::Result<PathBuf> {
     crate::demo::extract().map(|dir| dir.join(crate::demo::MAIN_MODEL))
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{Mat4, Vec2, Vec3};
+
+    use super::*;
+    use crate::scene::{Aabb, Channel, Clip, Curve, FormatKind, Key, Mesh, Node, NodeKind, Scene, SceneKind};
+
+    /// One triangle on a node that a 10-frame clip moves from x = 0 to x = 10.
+    fn walking_triangle() -> state::Document {
+        let mut scene = Scene::new(FormatKind::TpwMd2, SceneKind::Mesh);
+        let mut node = Node::new("walker", NodeKind::Mesh, Mat4::IDENTITY);
+        node.mesh = Some(0);
+        scene.nodes.push(node);
+        let positions = vec![Vec3::ZERO, Vec3::X, Vec3::Y];
+        scene.meshes.push(Mesh {
+            name: "triangle".into(),
+            node: Some(0),
+            bounds: Aabb::from_points(&positions),
+            source_positions: positions,
+            vertex_source: vec![0, 1, 2],
+            uvs: vec![Vec2::ZERO; 3],
+            normals: vec![Vec3::Z; 3],
+            triangles: vec![[0, 1, 2]],
+            submeshes: Vec::new(),
+            skin: None,
+            raw: Vec::new(),
+            raw_triangle_tags: Vec::new(),
+        });
+        let keys = vec![Key { time: 0.0, value: Vec3::ZERO }, Key { time: 10.0, value: Vec3::new(10.0, 0.0, 0.0) }];
+        scene.clips.push(Clip {
+            name: "walk".into(),
+            source: None,
+            start: 0.0,
+            end: 10.0,
+            rate: 10.0,
+            channels: vec![Channel::NodePosition {
+                node: 0,
+                curve: Curve { keys: keys.into(), ..Curve::default() },
+                additive: false,
+            }],
+            tracks: Vec::new(),
+            warnings: Vec::new(),
+        });
+        let summary = crate::info::Summary::of(&scene);
+        state::Document::new(PathBuf::from("walker.md2"), scene, summary)
+    }
+
+    #[test]
+    fn a_new_model_is_framed_on_what_its_clip_sweeps() {
+        let doc = walking_triangle();
+        assert_eq!(doc.clip, Some(0));
+        // The first pose alone is the triangle at the origin; the clip carries it 10 along x.
+        assert!(posed_bounds(&doc).max.x < 1.5, "{:?}", posed_bounds(&doc));
+        let swept = clip_bounds(&doc);
+        assert!(swept.min.x <= 0.0 && swept.max.x >= 9.0, "{swept:?}");
+    }
+
+    #[test]
+    fn the_framing_follows_the_viewport_until_the_user_moves_the_camera() {
+        let bounds = Aabb { min: Vec3::splat(-1.0), max: Vec3::new(4.0, 1.0, 1.0) };
+        let mut viewer = Viewer::new(None);
+        // Opened before the first UI pass: the viewport's size is not known yet.
+        viewer.frame_on(bounds, true);
+        assert_eq!(viewer.camera, OrbitCamera::framing(&bounds, 1.0));
+        // The pass lays out a narrow viewport: the same bounds are framed for its shape.
+        viewer.viewport_px = [600, 800];
+        viewer.keep_framed();
+        assert_eq!(viewer.camera, OrbitCamera::framing(&bounds, 0.75));
+        assert!(viewer.camera.0.distance > OrbitCamera::framing(&bounds, 1.0).0.distance);
+        // Once the user moves the camera, a resize leaves it where they put it.
+        viewer.camera.orbit(10.0, 0.0);
+        viewer.framed = None;
+        let moved = viewer.camera;
+        viewer.viewport_px = [1200, 800];
+        viewer.keep_framed();
+        assert_eq!(viewer.camera, moved);
+    }
 }

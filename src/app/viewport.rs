@@ -292,8 +292,13 @@ pub fn viewport_ui(ui: &mut egui::Ui, viewer: &mut super::Viewer, texture: Optio
         } else if response.dragged_by(PointerButton::Primary) {
             viewer.camera.orbit(delta.x, delta.y);
         }
+        // A camera the user moved stays where they put it, whatever the viewport does next.
+        if delta != egui::Vec2::ZERO && response.dragged() {
+            viewer.framed = None;
+        }
         if response.hovered() && scroll != 0.0 {
             viewer.camera.zoom(scroll);
+            viewer.framed = None;
         }
         if response.double_clicked() {
             viewer.actions.push(super::Action::FrameModel);
