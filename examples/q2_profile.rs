@@ -11,12 +11,12 @@ fn main() {
     let path = args.first().expect("[open|shared] a .md2 path").clone();
     let runs: usize = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(20000);
     let bytes = std::fs::read(&path).expect("read");
-    let shared: std::sync::Arc<[u8]> = bytes.clone().into();
+    let shared: Option<std::sync::Arc<[u8]>> = (mode.as_deref() == Some("shared")).then(|| bytes.clone().into());
     let mut n = 0;
     for _ in 0..runs {
         n += if mode.as_deref() == Some("open") {
             mdview::formats::open(std::path::Path::new(&path)).map(|s| s.clips.len()).unwrap_or(0)
-        } else if mode.is_some() {
+        } else if let Some(shared) = &shared {
             mdview::formats::decode_shared(std::hint::black_box(shared.clone())).map(|s| s.clips.len()).unwrap_or(0)
         } else {
             mdview::formats::quake2::decode(std::hint::black_box(&bytes)).map(|s| s.clips.len()).unwrap_or(0)

@@ -562,7 +562,7 @@ impl App {
                     }
                 }
                 Action::ResetCamera => {
-                    // As on opening: the angles of a fresh view, framed on what the clip sweeps.
+                    // As on opening: the angles of a fresh view, framed on what a playing clip sweeps.
                     let bounds = self.viewer.session.doc.as_ref().map(clip_bounds);
                     self.viewer.frame_on(bounds.unwrap_or(crate::scene::Aabb::EMPTY), true);
                 }
@@ -666,6 +666,13 @@ impl App {
             Applied::Reopened => {
                 if let (Some(gfx), Some(doc)) = (&mut self.gfx, &self.viewer.session.doc) {
                     self.viewer.texture_report = Some(gfx.viewport.load(doc));
+                }
+                // Other picks may change the meshes (an M2 skin profile): a camera still as
+                // framed frames the model as it now is, from where it looks.
+                if self.viewer.framed.is_some()
+                    && let Some(bounds) = self.viewer.session.doc.as_ref().map(clip_bounds)
+                {
+                    self.viewer.frame_on(bounds, false);
                 }
                 self.awaiting_present = Some((requested_at, decode_time));
             }
@@ -1045,22 +1052,26 @@ fn posed_bounds(doc: &state::Document) -> crate::scene::Aabb {
     doc.pose.bounds(&doc.scene)
 }
 
-/// Poses sampled across a clip when framing a newly opened model.
+/// Intervals a playing clip is cut into when framing it: its poses at both ends and between.
 const FRAMING_SAMPLES: usize = 8;
 
-/// The bounds the clip playing sweeps through (sampled at [`FRAMING_SAMPLES`] times, with the
-/// current pose), so that a model that walks or swings while it plays stays in the picture,
-/// not only in its first pose.
+/// While a clip plays, the bounds it sweeps through (its poses at [`FRAMING_SAMPLES`] + 1
+/// times from start to end, with the current pose), so that a model that walks or swings
+/// stays in the picture, not only in its first pose. Paused (or with no clip), the pose on
+/// screen.
 fn clip_bounds(doc: &state::Document) -> crate::scene::Aabb {
     let mut bounds = posed_bounds(doc);
-    let Some(clip) = doc.clip.and_then(|c| doc.scene.clips.get(c)) else { return bounds };
+    let Some(clip) = doc.clip.and_then(|c| doc.scene.clips.get(c)).filter(|_| doc.timeline.playing) else {
+        return bounds;
+    };
     let length = clip.end - clip.start;
     if !(length.is_finite() && length > 0.0) {
         return bounds;
     }
+    // Posed as the one on screen is: same level of detail, billboards facing the same camera.
     let mut pose = crate::scene::anim::Pose::default();
-    pose.global_time = doc.pose.global_time;
-    for i in 0..FRAMING_SAMPLES {
+    (pose.lod, pose.view_from_model, pose.global_time) = (doc.pose.lod, doc.pose.view_from_model, doc.pose.global_time);
+    for i in 0..=FRAMING_SAMPLES {
         pose.evaluate(&doc.scene, doc.clip, clip.start + length * i as f32 / FRAMING_SAMPLES as f32);
         bounds = bounds.union(&pose.bounds(&doc.scene));
     }
@@ -1146,7 +1157,57 @@ mod tests {
         // The first pose alone is the triangle at the origin; the clip carries it 10 along x.
         assert!(posed_bounds(&doc).max.x < 1.5, "{:?}", posed_bounds(&doc));
         let swept = clip_bounds(&doc);
-        assert!(swept.min.x <= 0.0 && swept.max.x >= 9.0, "{swept:?}");
+        // Both ends of the clip are sampled: the last pose reaches x = 10 + 1.
+        assert!(swept.min.x <= 0.0 && swept.max.x >= 10.9, "{swept:?}");
+    }
+
+    #[test]
+    fn a_paused_or_clipless_model_is_framed_on_the_pose_on_screen() {
+        let mut doc = walking_triangle();
+        doc.timeline.playing = false;
+        assert_eq!(clip_bounds(&doc), posed_bounds(&doc));
+        doc.timeline.playing = true;
+        doc.clip = None;
+        assert_eq!(clip_bounds(&doc), posed_bounds(&doc));
+        doc.clip = Some(7);
+        assert_eq!(clip_bounds(&doc), posed_bounds(&doc));
+        // A clip of no length (or a broken one) has nothing more to sweep.
+        doc.clip = Some(0);
+        for end in [0.0, -5.0, f32::NAN] {
+            doc.scene.clips[0].end = end;
+            assert_eq!(clip_bounds(&doc), posed_bounds(&doc), "end {end}");
+        }
+    }
+
+    #[test]
+    fn only_input_that_moves_the_camera_ends_the_framing() {
+        use egui::vec2;
+        assert!(viewport::moves_camera(vec2(1.0, 0.0), true, 0.0, false));
+        assert!(viewport::moves_camera(vec2(0.0, 0.0), false, -3.0, true));
+        // A press that has not moved yet, a wheel outside the view, or nothing at all.
+        assert!(!viewport::moves_camera(vec2(0.0, 0.0), true, 0.0, true));
+        assert!(!viewport::moves_camera(vec2(0.0, 0.0), false, 2.0, false));
+        assert!(!viewport::moves_camera(vec2(5.0, 5.0), false, 0.0, true));
+    }
+
+    #[test]
+    fn framing_the_model_again_resumes_following_the_viewport() {
+        let bounds = Aabb { min: Vec3::ZERO, max: Vec3::ONE };
+        let mut viewer = Viewer::new(None);
+        viewer.viewport_px = [800, 600];
+        viewer.framed = None;
+        // F (frame the pose on screen) keeps the angles the user chose and frames again.
+        viewer.camera.orbit(40.0, -20.0);
+        let angles = (viewer.camera.0.yaw_deg, viewer.camera.0.pitch_deg);
+        viewer.frame_on(bounds, false);
+        assert_eq!((viewer.camera.0.yaw_deg, viewer.camera.0.pitch_deg), angles);
+        assert_eq!(viewer.framed, Some(Framed { bounds, viewport_px: [800, 600] }));
+        viewer.viewport_px = [400, 600];
+        viewer.keep_framed();
+        assert_eq!(viewer.framed.map(|f| f.viewport_px), Some([400, 600]));
+        // R (reset) goes back to the default angles.
+        viewer.frame_on(bounds, true);
+        assert_eq!(viewer.camera, OrbitCamera::framing(&bounds, 400.0 / 600.0));
     }
 
     #[test]
@@ -1161,8 +1222,10 @@ mod tests {
         viewer.keep_framed();
         assert_eq!(viewer.camera, OrbitCamera::framing(&bounds, 0.75));
         assert!(viewer.camera.0.distance > OrbitCamera::framing(&bounds, 1.0).0.distance);
-        // Once the user moves the camera, a resize leaves it where they put it.
+        // Once the user moves the camera (the viewport clears `framed` then), a resize leaves
+        // it where they put it.
         viewer.camera.orbit(10.0, 0.0);
+        assert!(viewport::moves_camera(egui::vec2(10.0, 0.0), true, 0.0, true));
         viewer.framed = None;
         let moved = viewer.camera;
         viewer.viewport_px = [1200, 800];

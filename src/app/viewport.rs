@@ -260,6 +260,12 @@ pub fn read_texture(device: &wgpu::Device, queue: &wgpu::Queue, texture: &wgpu::
     crate::render::offscreen::read_texture(device, queue, texture, [texture.width(), texture.height()]).ok()
 }
 
+/// Whether this pass's mouse input moves the camera: a drag that went somewhere, or the wheel
+/// over the view.
+pub fn moves_camera(drag: egui::Vec2, dragged: bool, scroll: f32, hovered: bool) -> bool {
+    (dragged && drag != egui::Vec2::ZERO) || (hovered && scroll != 0.0)
+}
+
 /// The central area: the picture, mouse camera control and overlays (drop hint, empty state,
 /// loading spinner, error line).
 pub fn viewport_ui(ui: &mut egui::Ui, viewer: &mut super::Viewer, texture: Option<egui::TextureId>) {
@@ -293,12 +299,11 @@ pub fn viewport_ui(ui: &mut egui::Ui, viewer: &mut super::Viewer, texture: Optio
             viewer.camera.orbit(delta.x, delta.y);
         }
         // A camera the user moved stays where they put it, whatever the viewport does next.
-        if delta != egui::Vec2::ZERO && response.dragged() {
+        if moves_camera(delta, response.dragged(), scroll, response.hovered()) {
             viewer.framed = None;
         }
         if response.hovered() && scroll != 0.0 {
             viewer.camera.zoom(scroll);
-            viewer.framed = None;
         }
         if response.double_clicked() {
             viewer.actions.push(super::Action::FrameModel);

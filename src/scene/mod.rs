@@ -1151,17 +1151,23 @@ pub struct DetailSection {
 /// Column names are fixed words; the values are written one after another into one string,
 /// each cell keeping where its value ends, so a row costs two allocations however many
 /// columns it has (a string per value made the detail tables a tenth of an M2 decode).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct DetailRow {
     text: String,
     /// (column, end of its value in `text`), in column order.
-    cells: Vec<(&'static str, u32)>,
+    ends: Vec<(&'static str, usize)>,
 }
 
 impl Default for DetailRow {
     fn default() -> Self {
         // Sized for the longest rows the formats write, so that they do not regrow.
-        Self { text: String::with_capacity(96), cells: Vec::with_capacity(12) }
+        Self { text: String::with_capacity(96), ends: Vec::with_capacity(12) }
+    }
+}
+
+impl std::fmt::Debug for DetailRow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.cells()).finish()
     }
 }
 
@@ -1178,30 +1184,24 @@ impl DetailRow {
         use std::fmt::Write;
         // Writing to a String cannot fail; a `Display` that reports an error leaves what it wrote.
         let _ = write!(self.text, "{value}");
-        self.cells.push((key, u32::try_from(self.text.len()).unwrap_or(u32::MAX)));
+        self.ends.push((key, self.text.len()));
     }
 
     /// The `(column, value)` pairs, in order.
     pub fn cells(&self) -> impl Iterator<Item = (&'static str, &str)> + '_ {
         let mut start = 0usize;
-        self.cells.iter().map(move |&(key, end)| {
-            let end = end as usize;
+        self.ends.iter().map(move |&(key, end)| {
             let value = self.text.get(start..end).unwrap_or("");
             start = end;
             (key, value)
         })
-    }
-
-    /// The value of column `key`, where the row has one.
-    pub fn get(&self, key: &str) -> Option<&str> {
-        self.cells().find(|&(k, _)| k == key).map(|(_, v)| v)
     }
 }
 
 impl Serialize for DetailRow {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(self.cells.len()))?;
+        let mut map = serializer.serialize_map(Some(self.ends.len()))?;
         for (k, v) in self.cells() {
             map.serialize_entry(k, v)?;
         }
@@ -1377,8 +1377,8 @@ mod tests {
         row.push("é", 3.5);
         let cells: Vec<(&str, &str)> = row.cells().collect();
         assert_eq!(cells, [("name", "tank"), ("empty", ""), ("flags", "0xff"), ("é", "3.5")]);
-        assert_eq!(row.get("flags"), Some("0xff"));
-        assert_eq!(row.get("missing"), None);
+        // Debug shows the cells, not the joined text.
+        assert_eq!(format!("{row:?}"), r#"{"name": "tank", "empty": "", "flags": "0xff", "é": "3.5"}"#);
         // Serialised as an ordered object, as before.
         assert_eq!(serde_json::to_string(&row).unwrap(), r#"{"name":"tank","empty":"","flags":"0xff","é":"3.5"}"#);
         // Rows written alike are equal, whatever their capacity.

@@ -305,12 +305,11 @@ fn read_layout<'a>(r: &Reader<'a>, keep: KeepCommands) -> DecodeResult<Layout<'a
 
     let frame_table = r.table(offset(h.ofs_frames), count(h.num_frames), count(h.frame_size), "frames")?;
     let mut gl_commands = Vec::new();
-    let keep_command = |is_strip: bool, vertices: u32| {
-        if keep == KeepCommands::Yes {
-            gl_commands.push((is_strip, vertices));
-        }
+    let walked = match keep {
+        KeepCommands::Yes => walk_gl_commands(r, &h, |is_strip, vertices| gl_commands.push((is_strip, vertices))),
+        KeepCommands::No => walk_gl_commands(r, &h, |_, _| {}),
     };
-    let gl_command_count = match walk_gl_commands(r, &h, keep_command) {
+    let gl_command_count = match walked {
         Ok(count) => count,
         Err(e) => {
             warnings.push(format!("OpenGL command list ignored: {e}"));
