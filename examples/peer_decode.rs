@@ -1,7 +1,7 @@
 //! The mdview side of the peer benchmark (`benches/peers/peers.py`): decodes each file named
 //! on the command line from memory, RUNS times, with the timer around the call only, exactly
 //! as `benches/peers/assimp_import.cpp` times assimp. Prints "<path>\t<median µs>\t<min µs>".
-//! The bytes are read once into a shared buffer (`Arc<[u8]>`), as a viewer holds a file, and
+//! The bytes are read once into a shared buffer (`SharedBytes`), as a viewer holds a file, and
 //! decoded with `formats::decode_shared`, which keeps Quake II frames as a view of that buffer
 //! rather than a copy; assimp likewise reads from the caller's buffer.
 //!
@@ -14,8 +14,8 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let runs: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(200).max(1);
     for path in args {
-        let bytes: std::sync::Arc<[u8]> = match std::fs::read(&path) {
-            Ok(bytes) => bytes.into(),
+        let bytes: mdview::scene::SharedBytes = match std::fs::read(&path) {
+            Ok(bytes) => std::sync::Arc::new(bytes),
             Err(e) => {
                 eprintln!("{path}: {e}");
                 continue;

@@ -11,7 +11,8 @@ fn main() {
     let path = args.first().expect("[open|shared] a .md2 path").clone();
     let runs: usize = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(20000);
     let bytes = std::fs::read(&path).expect("read");
-    let shared: Option<std::sync::Arc<[u8]>> = (mode.as_deref() == Some("shared")).then(|| bytes.clone().into());
+    let shared: Option<mdview::scene::SharedBytes> =
+        (mode.as_deref() == Some("shared")).then(|| std::sync::Arc::new(bytes.clone()));
     let mut n = 0;
     for _ in 0..runs {
         n += if mode.as_deref() == Some("open") {

@@ -1,7 +1,7 @@
 // Times assimp's in-memory import of each file named on the command line: the file is read
 // into memory once, then `Assimp::Importer::ReadFileFromMemory` runs N times (a fresh
 // Importer each time, no post-processing, the timer around the call only). Prints one line
-// per file: "<path>\t<median µs>\t<min µs>". Built and run by benches/peers/run.sh.
+// per file: "<path>\t<median µs>\t<min µs>". Run by benches/peers/peers.py.
 #include <assimp/Importer.hpp>
 #include <assimp/scene.h>
 

@@ -4,9 +4,13 @@
 1. In-process import from memory: benches/peers/assimp_import.cpp (assimp 5.2.5 through
    Assimp::Importer::ReadFileFromMemory, no post-processing) and examples/peer_decode.rs
    (mdview::formats::decode_shared, from a shared buffer it keeps a view of) time the same
-   files the same way: file read once, the
-   call repeated RUNS times, timer around the call only, median reported. assimp builds frame 0
-   only; mdview decodes every frame.
+   files the same way: file read once, the call repeated RUNS times, timer around the call
+   only, median reported. assimp builds frame 0 only; mdview decodes every frame.
+   Virtual machines change speed from one process to the next (by up to 2x here), so the two
+   sides are interleaved: in each of ROUNDS rounds, each file is timed by both harnesses back
+   to back (the order swapped every round), both pinned to the same CPU, and the file's ratio
+   is the median of its per-round ratios. The spread of the rounds' median ratios is printed
+   too, so a reader sees how much one round alone could have said.
 2. Whole processes: `mdview info FILE` vs `assimp info FILE`, and `mdview export FILE -o x.obj`
    vs `assimp export FILE x.obj`, each started REPEATS times, median wall time.
 
@@ -14,7 +18,8 @@ Prints the per-file ratio (assimp / mdview: above 1 means mdview is faster) and 
 ratio, with the machine's load (`uptime`) before and after.
 
 Needs g++ and libassimp-dev (in-process), assimp-utils (whole processes).
-Run from the repository root:  python3 benches/peers/peers.py [--runs 200] [--repeats 20] [FILE...]
+Run from the repository root:
+  python3 benches/peers/peers.py [--runs 400] [--rounds 7] [--repeats 20] [FILE...]
 With no files it takes every Quake II model of ../shared/corpus/md2.
 """
 
@@ -65,6 +70,65 @@ def in_process(command):
     return result
 
 
+def pinned(cpu):
+    """The prefix that runs a command on CPU `cpu` (nothing when not asked or not possible)."""
+    if cpu is None or shutil.which("taskset") is None:
+        return []
+    return ["taskset", "-c", str(cpu)]
+
+
+def in_process_rounds(harness, peer_decode, files, runs, rounds, cpu):
+    """Both harnesses on each file back to back, `rounds` times, the order swapped each round.
+    Returns {file: [(assimp µs, mdview µs), ...]} with one pair per round (None: failed)."""
+    prefix = pinned(cpu)
+    pairs = {f: [] for f in files}
+    for r in range(rounds):
+        for f in files:
+            sides = {
+                "assimp": prefix + [str(harness), str(runs), "md2", f],
+                "mdview": prefix + [str(peer_decode), str(runs), f],
+            }
+            order = ["assimp", "mdview"] if r % 2 == 0 else ["mdview", "assimp"]
+            times = {side: in_process(sides[side]).get(f) for side in order}
+            pairs[f].append((times["assimp"], times["mdview"]))
+    return pairs
+
+
+def median_or_none(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def rounds_table(title, pairs, rounds):
+    """Per file: median times over the rounds, the median of the per-round ratios and their
+    range; then the median over files, and the range of the rounds' own median ratios."""
+    print(f"\n{title}")
+    print(f"{'file':<36} {'assimp µs':>10} {'mdview µs':>10} {'ratio':>7} {'rounds min..max':>17}")
+    file_ratios = []
+    for f, samples in pairs.items():
+        ratios = [a / m for a, m in samples if a and m]
+        theirs = median_or_none([a for a, _ in samples])
+        ours = median_or_none([m for _, m in samples])
+        show = lambda v: "n/a" if v is None else f"{v:.2f}"
+        if ratios:
+            ratio = statistics.median(ratios)
+            file_ratios.append(ratio)
+            spread = f"{min(ratios):.2f}..{max(ratios):.2f}x"
+            print(f"{label(f):<36} {show(theirs):>10} {show(ours):>10} {ratio:>6.2f}x {spread:>17}")
+        else:
+            print(f"{label(f):<36} {show(theirs):>10} {show(ours):>10} {'n/a':>7}")
+    if file_ratios:
+        print(f"{'median ratio (assimp / mdview)':<36} {'':>10} {'':>10} {statistics.median(file_ratios):>6.2f}x")
+        per_round = []
+        for r in range(rounds):
+            round_ratios = [s[r][0] / s[r][1] for s in pairs.values() if len(s) > r and s[r][0] and s[r][1]]
+            if round_ratios:
+                per_round.append(statistics.median(round_ratios))
+        if per_round:
+            listed = " ".join(f"{x:.2f}" for x in per_round)
+            print(f"each round's median ratio: {listed}")
+
+
 def process_median(command, repeats):
     """Median wall time in ms of `repeats` runs of `command` (after one unmeasured run)."""
     subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -100,7 +164,12 @@ def table(title, unit, rows):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=200, help="in-process imports per file")
+    parser.add_argument("--runs", type=int, default=400, help="in-process imports per file and round")
+    parser.add_argument("--rounds", type=int, default=7, help="interleaved in-process rounds")
+    parser.add_argument(
+        "--cpu", type=int, default=(os.cpu_count() or 1) - 1, help="CPU both in-process harnesses run on"
+    )
+    parser.add_argument("--no-pin", action="store_true", help="let the in-process harnesses run on any CPU")
     parser.add_argument("--repeats", type=int, default=20, help="whole-process runs per file and command")
     parser.add_argument("--no-process", action="store_true", help="skip the whole-process comparison")
     parser.add_argument("--no-build", action="store_true", help="use the release binaries as they are")
@@ -115,12 +184,14 @@ def main():
     harness, mdview, peer_decode = build(cargo=not args.no_build)
 
     print(f"load before: {uptime()}")
-    theirs = in_process([str(harness), str(args.runs), "md2", *files])
-    ours = in_process([str(peer_decode), str(args.runs), *files])
-    table(
-        f"In-process import from memory, median of {args.runs} (assimp frame 0 only, mdview every frame)",
-        "µs",
-        [(label(f), theirs.get(f), ours.get(f)) for f in files],
+    cpu = None if args.no_pin else args.cpu
+    pairs = in_process_rounds(harness, peer_decode, files, args.runs, max(args.rounds, 1), cpu)
+    where = "any CPU" if cpu is None or not pinned(cpu) else f"CPU {cpu}"
+    rounds_table(
+        f"In-process import from memory, median of {args.runs} per round, {max(args.rounds, 1)} interleaved "
+        f"rounds on {where} (assimp frame 0 only, mdview every frame)",
+        pairs,
+        max(args.rounds, 1),
     )
 
     if not args.no_process:

@@ -3,7 +3,9 @@
 //! through it, so they all give the same answer to "where is this file".
 //!
 //! - **Folders.** A [`Folder`] is listed once per [`Assets`] cache, case-insensitively (a
-//!   model written on Windows names `Skin.PCX` as `skin.pcx`). Reading a member goes through
+//!   model written on Windows names `Skin.PCX` as `skin.pcx`). A directory on disk that has
+//!   not changed keeps its listing between opens ([`kept_listing`]): stepping through a
+//!   folder of models lists it once, not once per model. Reading a member goes through
 //!   the folder's [`FolderSource`] too.
 //! - **The seam for archives.** [`FolderSource`] is where a folder's listing and bytes come
 //!   from: a directory on disk, or a directory inside a `.wad` archive (read through
@@ -16,7 +18,9 @@
 //! - **Scenes.** [`attach_images`] gives every textured material an image in
 //!   [`Scene::images`](crate::scene::Scene::images), resolved now and decoded lazily.
 
-use std::collections::HashMap;
+// foldhash, not SipHash: hashing names and paths was a quarter of resolving a model's skins.
+// Its seeds are still random per process, so crafted names cannot aim at one bucket.
+use foldhash::{HashMap, HashMapExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -152,11 +156,8 @@ impl Asset {
 
     /// As [`Asset::read`], into a buffer that decoders may keep views of (Quake II frames): a
     /// file on disk is read straight into it, without a second copy.
-    pub fn read_shared(&self) -> std::io::Result<Arc<[u8]>> {
-        match &self.folder {
-            FolderSource::Directory(dir) => super::vfs::read_shared(&dir.join(&self.name)),
-            FolderSource::Archive { .. } => self.read().map(Arc::from),
-        }
+    pub fn read_shared(&self) -> std::io::Result<crate::scene::SharedBytes> {
+        self.read().map(Arc::new)
     }
 
     /// The name without its extension.
@@ -200,8 +201,13 @@ pub struct Folder {
 
 impl Folder {
     fn read(source: FolderSource) -> Folder {
+        let entries = source.list();
+        Folder::read_entries(source, entries)
+    }
+
+    fn read_entries(source: FolderSource, entries: Vec<(String, bool)>) -> Folder {
         let mut by_lower: HashMap<String, (String, bool)> = HashMap::new();
-        for (name, is_dir) in source.list() {
+        for (name, is_dir) in entries {
             let lower = lower_case(&name).into_owned();
             match by_lower.get(&lower) {
                 Some((kept, _)) if *kept <= name => {}
@@ -246,9 +252,103 @@ impl Folder {
     }
 }
 
+/// How long a directory must have been left unchanged before its listing is kept: a change
+/// made within the file system's timestamp granularity of the listing (a coarse clock tick,
+/// two seconds on FAT) could leave the directory's times as they were.
+const SETTLED: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// How many directory listings stay kept (the folders of the last few models and the
+/// folders above them that their skins' paths were tried in).
+const KEPT_LISTINGS: usize = 64;
+
+/// What identifies one state of a directory: its modification and change times (a change
+/// time cannot be set back by hand, unlike a modification time), and on Unix its device and
+/// inode, so a folder replaced by another of the same name is listed afresh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct DirectoryStamp {
+    modified: Option<std::time::SystemTime>,
+    changed: (i64, i64),
+    identity: (u64, u64),
+}
+
+impl DirectoryStamp {
+    fn of(meta: &std::fs::Metadata) -> DirectoryStamp {
+        #[cfg(unix)]
+        let (changed, identity) = {
+            use std::os::unix::fs::MetadataExt;
+            ((meta.ctime(), meta.ctime_nsec()), (meta.dev(), meta.ino()))
+        };
+        #[cfg(not(unix))]
+        let (changed, identity) = ((0, 0), (0, 0));
+        DirectoryStamp { modified: meta.modified().ok(), changed, identity }
+    }
+
+    /// Whether the directory had been left alone for [`SETTLED`] by `now`. A time that cannot
+    /// be read, or one in the future, is never settled.
+    fn settled_by(&self, now: std::time::SystemTime) -> bool {
+        let (secs, nanos) = self.changed;
+        let changed = u64::try_from(secs)
+            .ok()
+            .zip(u32::try_from(nanos).ok().filter(|&n| n < 1_000_000_000))
+            .and_then(|(secs, nanos)| std::time::UNIX_EPOCH.checked_add(std::time::Duration::new(secs, nanos)));
+        let latest = match (self.modified, changed) {
+            (Some(m), Some(c)) => m.max(c),
+            (Some(m), None) => m,
+            (None, _) => return false,
+        };
+        now.duration_since(latest).is_ok_and(|age| age >= SETTLED)
+    }
+}
+
+struct KeptListing {
+    stamp: DirectoryStamp,
+    folder: Arc<Folder>,
+    used: u64,
+}
+
+/// Directory listings kept between opens, by path, with a use clock for eviction.
+static KEPT: std::sync::Mutex<Option<(u64, HashMap<PathBuf, KeptListing>)>> = std::sync::Mutex::new(None);
+
+/// The listing of `source`. A directory on disk answers from the listing kept for it while
+/// its [`DirectoryStamp`] is unchanged (one `stat` instead of opening and reading it); one
+/// changed within [`SETTLED`] of `now` is listed and not kept. A directory that is not there
+/// lists nothing without trying to read it. Archive folders list from the archive, which
+/// [`super::vfs`] keeps open.
+fn kept_listing(source: &FolderSource, now: std::time::SystemTime) -> Arc<Folder> {
+    let FolderSource::Directory(dir) = source else { return Arc::new(Folder::read(source.clone())) };
+    let Ok(meta) = std::fs::metadata(dir) else { return Arc::new(Folder::read_entries(source.clone(), Vec::new())) };
+    let stamp = DirectoryStamp::of(&meta);
+    let lock = || KEPT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    {
+        let mut kept = lock();
+        let (clock, map) = kept.get_or_insert_with(|| (0, HashMap::new()));
+        *clock += 1;
+        if let Some(listing) = map.get_mut(dir).filter(|l| l.stamp == stamp) {
+            listing.used = *clock;
+            return listing.folder.clone();
+        }
+    }
+    // Listed outside the lock: another thread's lookups do not wait on a large folder.
+    let folder = Arc::new(Folder::read(source.clone()));
+    let mut kept = lock();
+    let (clock, map) = kept.get_or_insert_with(|| (0, HashMap::new()));
+    if stamp.settled_by(now) {
+        if map.len() >= KEPT_LISTINGS
+            && !map.contains_key(dir)
+            && let Some(oldest) = map.iter().min_by_key(|(_, l)| l.used).map(|(p, _)| p.clone())
+        {
+            map.remove(&oldest);
+        }
+        map.insert(dir.clone(), KeptListing { stamp, folder: folder.clone(), used: *clock });
+    } else {
+        map.remove(dir);
+    }
+    folder
+}
+
 /// The listings made so far: each folder is read once per cache. One cache lives for one open
-/// (a later open lists again, so files added meanwhile are seen), or joins [`SharedListings`]
-/// for a batch.
+/// (a later open sees files added meanwhile: an unchanged directory answers from its kept
+/// listing, a changed one is listed again), or joins [`SharedListings`] for a batch.
 #[derive(Debug, Default)]
 pub struct Assets {
     folders: HashMap<FolderSource, Arc<Folder>>,
@@ -315,9 +415,9 @@ impl Assets {
                     let mut listings = shared.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                     listings.entry(source.clone()).or_default().clone()
                 };
-                slot.get_or_init(|| Arc::new(Folder::read(source.clone()))).clone()
+                slot.get_or_init(|| kept_listing(&source, std::time::SystemTime::now())).clone()
             }
-            None => Arc::new(Folder::read(source.clone())),
+            None => kept_listing(&source, std::time::SystemTime::now()),
         };
         self.folders.insert(source, folder.clone());
         folder
@@ -803,6 +903,51 @@ mod tests {
         let names: Vec<String> = Assets::new().folder(&root).images().map(|a| a.name).collect();
         assert_eq!(names, ["a.png", "b.png"]);
         std::fs::remove_dir_all(&root).ok();
+    }
+
+    #[test]
+    fn an_unchanged_directory_keeps_its_listing_between_opens() {
+        use std::time::{Duration, SystemTime};
+        let root = temp_root("kept");
+        std::fs::write(root.join("a.png"), b"x").unwrap();
+        let source = FolderSource::Directory(root.clone());
+        let now = SystemTime::now();
+        // Changed just now: listed every time, never kept.
+        assert!(!Arc::ptr_eq(&kept_listing(&source, now), &kept_listing(&source, now)));
+        // Its times set an hour back and seen later on: kept, and answered from what was kept.
+        std::fs::File::open(&root).unwrap().set_modified(now - Duration::from_secs(3600)).unwrap();
+        let later = now + Duration::from_secs(3600);
+        let kept = kept_listing(&source, later);
+        assert!(Arc::ptr_eq(&kept, &kept_listing(&source, later)));
+        assert!(Assets::new().file(&root, "A.png").is_some());
+        // A file added moves the directory's times: listed again, with the new file.
+        std::fs::write(root.join("b.png"), b"x").unwrap();
+        let relisted = kept_listing(&source, later);
+        assert!(!Arc::ptr_eq(&kept, &relisted));
+        assert!(relisted.file("B.PNG").is_some());
+        // A directory that is gone lists nothing.
+        std::fs::remove_dir_all(&root).unwrap();
+        assert!(kept_listing(&source, later).file("a.png").is_none());
+        assert!(Assets::new().file(&root, "a.png").is_none());
+    }
+
+    #[test]
+    fn a_directory_is_settled_only_when_both_its_times_are_old_enough() {
+        use std::time::{Duration, SystemTime, UNIX_EPOCH};
+        let now = UNIX_EPOCH + Duration::from_secs(1_000_000);
+        let stamp = |modified: Option<SystemTime>, changed_secs: i64| DirectoryStamp {
+            modified,
+            changed: (changed_secs, 0),
+            identity: (1, 2),
+        };
+        let old = Some(now - SETTLED);
+        assert!(stamp(old, 1_000_000 - 3).settled_by(now));
+        assert!(!stamp(old, 1_000_000 - 2).settled_by(now), "changed too recently");
+        assert!(!stamp(Some(now - Duration::from_secs(1)), 0).settled_by(now), "modified too recently");
+        assert!(!stamp(Some(now + Duration::from_secs(60)), 0).settled_by(now), "modified in the future");
+        assert!(!stamp(None, 0).settled_by(now), "no modification time");
+        // A change time that cannot be read does not block a modification time that can.
+        assert!(stamp(old, -5).settled_by(now));
     }
 
     #[test]

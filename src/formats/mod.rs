@@ -79,13 +79,13 @@ pub fn decode_bytes(data: &[u8]) -> DecodeResult<Scene> {
 
 /// As [`decode_bytes`], for bytes the caller already shares: formats that keep a view of the
 /// file (Quake II frames) keep this buffer instead of copying it.
-pub fn decode_shared(data: std::sync::Arc<[u8]>) -> DecodeResult<Scene> {
+pub fn decode_shared(data: crate::scene::SharedBytes) -> DecodeResult<Scene> {
     let view = data.clone();
     decode_detected(&view, Some(data))
 }
 
 /// Detects and decodes `data`; `shared` is the same bytes when the caller already shares them.
-fn decode_detected(data: &[u8], shared: Option<std::sync::Arc<[u8]>>) -> DecodeResult<Scene> {
+fn decode_detected(data: &[u8], shared: Option<crate::scene::SharedBytes>) -> DecodeResult<Scene> {
     let mut scene = match detect(data)? {
         FormatKind::TpwMd2 => tpw::decode(data),
         FormatKind::Quake2Md2 => match shared {

@@ -89,30 +89,10 @@ pub fn read(path: &Path) -> io::Result<Vec<u8>> {
     }
 }
 
-/// As [`read`], into a buffer that decoders may keep views of (Quake II frames). A file on
-/// disk is read straight into the shared buffer: converting a `Vec` would copy it once more.
-pub fn read_shared(path: &Path) -> io::Result<Arc<[u8]>> {
-    use std::io::Read;
-    let direct = std::fs::File::open(path).and_then(|mut file| {
-        let length = usize::try_from(file.metadata()?.len()).map_err(|_| io::ErrorKind::OutOfMemory)?;
-        // Collected from an exact-size iterator, the buffer is allocated once, in place.
-        let mut buffer: Arc<[u8]> = std::iter::repeat_n(0u8, length).collect();
-        let Some(bytes) = Arc::get_mut(&mut buffer) else { return Err(io::ErrorKind::Other.into()) };
-        file.read_exact(bytes)?;
-        // A file that grew since its length was taken is read whole the ordinary way.
-        let mut probe = [0u8; 1];
-        if file.read(&mut probe)? != 0 {
-            return Ok(Arc::from(std::fs::read(path)?));
-        }
-        Ok(buffer)
-    });
-    match direct {
-        Ok(data) => Ok(data),
-        Err(error) => match split_member_path(path) {
-            Some(member) => read_member(&member).map(Arc::from),
-            None => Err(error),
-        },
-    }
+/// As [`read`], into a buffer that decoders may keep views of (Quake II frames): the bytes
+/// read are shared as they are, neither zeroed first nor copied.
+pub fn read_shared(path: &Path) -> io::Result<crate::scene::SharedBytes> {
+    read(path).map(Arc::new)
 }
 
 /// The decompressed bytes of one member.

@@ -916,6 +916,12 @@ impl FrameTable {
 /// bytes, checked at decode): table frame `f` starts at byte `first + f × frame_stride`. A clip
 /// plays table frames `frames`, a view into the shared [`FrameTable`]. Only the two frames being
 /// blended are ever unpacked.
+/// A file's bytes, shared between whoever read them and the scene views that keep them (Quake
+/// II frames). A `Vec` inside, so a file is read straight into it: `std::fs::read` fills a
+/// buffer's spare capacity without zeroing it first, where an `Arc<[u8]>` would have to be
+/// zeroed (or copied into) before a safe read.
+pub type SharedBytes = std::sync::Arc<Vec<u8>>;
+
 #[derive(Debug, Clone, Default)]
 pub struct PackedFrames {
     pub mesh: usize,
@@ -923,7 +929,7 @@ pub struct PackedFrames {
     /// The table frames this clip plays; the clip's frame `i` is table frame `frames.start + i`.
     pub frames: std::ops::Range<usize>,
     /// The bytes holding the packed records (shared by every clip of the file).
-    pub records: std::sync::Arc<[u8]>,
+    pub records: SharedBytes,
     /// Byte offset of table frame 0's records in `records`.
     pub first: usize,
     /// Bytes from one frame's records to the next.

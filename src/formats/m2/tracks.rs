@@ -36,7 +36,9 @@ pub fn curve_interpolation(interpolation: u16) -> Interpolation {
 /// Decodes a compressed quaternion component: `(v < 0 ? v + 32768 : v - 32767) / 32767`.
 pub fn quat_component(v: i16) -> f32 {
     let v = i32::from(v);
-    let shifted = if v < 0 { v + 32768 } else { v - 32767 };
+    // Without a branch, so that four components decode side by side: a negative `v` gains
+    // 65535 from its sign mask (v - 32767 + 65535 = v + 32768).
+    let shifted = v - 32767 + ((v >> 31) & 0xFFFF);
     shifted as f32 / 32767.0
 }
 
@@ -51,7 +53,8 @@ pub fn pack_quat_component(c: f32) -> i16 {
 pub fn compressed_quat(raw: [i16; 4]) -> Quat {
     let [x, y, z, w] = raw.map(quat_component);
     let q = Quat::from_xyzw(x, y, z, w);
-    if q.length_squared() > 1e-12 && q.is_finite() { q.normalize() } else { Quat::IDENTITY }
+    // Components of whole shorts over 32767 are always finite; only a zero length is degenerate.
+    if q.length_squared() > 1e-12 { q.normalize() } else { Quat::IDENTITY }
 }
 
 /// Fixed-point shorts (alpha): `i16 / 32767`.
@@ -121,7 +124,8 @@ fn raw_float_quat(b: &[u8]) -> Option<Quat> {
 }
 
 fn packed_quat(b: &[u8]) -> Option<Quat> {
-    Some(compressed_quat([i16_at(b, 0)?, i16_at(b, 2)?, i16_at(b, 4)?, i16_at(b, 6)?]))
+    let (&[x0, x1, y0, y1, z0, z1, w0, w1], _) = b.split_first_chunk::<8>()?;
+    Some(compressed_quat([[x0, x1], [y0, y1], [z0, z1], [w0, w1]].map(i16::from_le_bytes)))
 }
 
 /// A packed tangent: the components as stored, not normalised.
@@ -505,6 +509,12 @@ mod tests {
         assert_eq!(quat_component(-1), 1.0);
         assert_eq!(quat_component(-32768), 0.0);
         assert!((quat_component(0) + 1.0).abs() < 1e-6);
+        // The branch-free form gives the stated formula for every short.
+        for v in i16::MIN..=i16::MAX {
+            let wide = i32::from(v);
+            let stated = if wide < 0 { wide + 32768 } else { wide - 32767 };
+            assert_eq!(quat_component(v), stated as f32 / 32767.0, "{v}");
+        }
         for c in [-1.0, -0.5, 0.0, 0.25, 1.0] {
             assert!((quat_component(pack_quat_component(c)) - c).abs() < 1e-4, "{c}");
         }

@@ -28,7 +28,7 @@ use super::quake_axes::to_scene;
 use super::reader::Reader;
 use crate::scene::{
     Aabb, Channel, Clip, FormatKind, FrameTable, Material, Mesh, Node, NodeKind, PackedFrames, RawField, Scene,
-    SceneKind, Submesh,
+    SceneKind, SharedBytes, Submesh,
 };
 
 pub const FORMAT: &str = "quake2-md2";
@@ -500,11 +500,11 @@ fn set_frame_names(table: &mut FrameTable, name_bytes: Vec<u8>) {
 /// Decodes a Quake II model into the scene (skins unresolved; see [`open`]). The frames stay in
 /// one shared copy of `data`; [`decode_shared`] takes bytes the caller already shares.
 pub fn decode(data: &[u8]) -> DecodeResult<Scene> {
-    decode_shared(Arc::from(data))
+    decode_shared(Arc::new(data.to_vec()))
 }
 
 /// As [`decode`], keeping the frames as a validated view of `data` itself (no copy).
-pub fn decode_shared(data: Arc<[u8]>) -> DecodeResult<Scene> {
+pub fn decode_shared(data: SharedBytes) -> DecodeResult<Scene> {
     let r = Reader::new(&data, FORMAT);
     let mut layout = read_layout(&r, KeepCommands::No)?;
     let mut warnings = std::mem::take(&mut layout.warnings);
@@ -519,7 +519,7 @@ const NO_PAIR: u32 = u32::MAX;
 
 /// Builds the scene: one mesh node, render vertices from unique (vertex, st) pairs, a material
 /// per skin (the first one used), and one clip per frame group (frames shared, not copied).
-fn build_scene(layout: &Layout, frames: SceneFrames, bytes: Arc<[u8]>) -> Scene {
+fn build_scene(layout: &Layout, frames: SceneFrames, bytes: SharedBytes) -> Scene {
     let h = &layout.header;
     let mut scene = Scene::new(FormatKind::Quake2Md2, SceneKind::Mesh);
     scene.version = VERSION as u32;
@@ -651,7 +651,7 @@ fn build_scene(layout: &Layout, frames: SceneFrames, bytes: Arc<[u8]>) -> Scene 
 /// (`tris.md2`) with a `weapon.md2` beside it gets the weapon as a second mesh node, `weapon`,
 /// posed by the same clips and frames. Which skin each draws with is a [`Scene::choices`]
 /// entry ([`skins::CHOICE_SKIN`], [`skins::CHOICE_WEAPON_SKIN`]) that `picks` may change.
-pub fn open(path: &Path, data: Arc<[u8]>, assets: &mut Assets, picks: &[Pick]) -> DecodeResult<Scene> {
+pub fn open(path: &Path, data: SharedBytes, assets: &mut Assets, picks: &[Pick]) -> DecodeResult<Scene> {
     let mut scene = decode_shared(data)?;
     let folder = assets.folder(&assets::model_folder(path));
     let weapon = weapon_beside(path, &folder).map(|asset| {
