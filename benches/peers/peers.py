@@ -61,8 +61,13 @@ def build(cargo=True):
 
 
 def in_process(command):
-    """{path: median µs} from a harness printing "<path>\\t<median>\\t<min>" lines."""
-    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    """{path: median µs} from a harness printing "<path>\\t<median>\\t<min>" lines; empty (each
+    file then shows n/a) when the harness fails, so one crash does not end the comparison."""
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"harness failed ({done.returncode}): {' '.join(command)}", file=sys.stderr)
+        return {}
+    out = done.stdout
     result = {}
     for line in out.splitlines():
         path, median, _ = line.split("\t")
@@ -166,15 +171,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=400, help="in-process imports per file and round")
     parser.add_argument("--rounds", type=int, default=7, help="interleaved in-process rounds")
-    parser.add_argument(
-        "--cpu", type=int, default=(os.cpu_count() or 1) - 1, help="CPU both in-process harnesses run on"
-    )
+    allowed = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else [(os.cpu_count() or 1) - 1]
+    parser.add_argument("--cpu", type=int, default=allowed[-1], help="CPU both in-process harnesses run on")
     parser.add_argument("--no-pin", action="store_true", help="let the in-process harnesses run on any CPU")
     parser.add_argument("--repeats", type=int, default=20, help="whole-process runs per file and command")
     parser.add_argument("--no-process", action="store_true", help="skip the whole-process comparison")
     parser.add_argument("--no-build", action="store_true", help="use the release binaries as they are")
     parser.add_argument("files", nargs="*")
     args = parser.parse_args()
+    args.runs = max(args.runs, 1)
     files = args.files or sorted(
         str(p) for p in CORPUS.rglob("*") if p.suffix.lower() == ".md2" and p.name not in SKIP
     )

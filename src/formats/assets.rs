@@ -19,7 +19,8 @@
 //!   [`Scene::images`](crate::scene::Scene::images), resolved now and decoded lazily.
 
 // foldhash, not SipHash: hashing names and paths was a quarter of resolving a model's skins.
-// Its seeds are still random per process, so crafted names cannot aim at one bucket.
+// It is seeded at random per process, so crafted names have a harder time aiming at one
+// bucket, though it claims only minimal resistance to that (listings are local and small).
 use foldhash::{HashMap, HashMapExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -58,24 +59,43 @@ pub enum FolderSource {
 impl FolderSource {
     /// The members: (name, is a sub-folder). A folder that cannot be read lists nothing.
     fn list(&self) -> Vec<(String, bool)> {
+        self.listing().entries
+    }
+
+    /// As [`FolderSource::list`], saying whether the listing may be kept between opens.
+    fn listing(&self) -> Listing {
         match self {
             FolderSource::Directory(dir) => {
-                let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
-                entries
-                    .flatten()
-                    .filter_map(|entry| {
-                        let kind = entry.file_type().ok()?;
-                        // A link is followed (one stat), everything else answers from the listing.
-                        let is_dir = if kind.is_symlink() { entry.path().is_dir() } else { kind.is_dir() };
-                        Some((entry.file_name().to_string_lossy().into_owned(), is_dir))
-                    })
-                    .collect()
+                let Ok(entries) = std::fs::read_dir(dir) else { return Listing::unkeepable(Vec::new()) };
+                let mut keepable = true;
+                let mut listed = Vec::new();
+                for entry in entries {
+                    // An entry that failed to read leaves the listing incomplete: used, not kept.
+                    let Ok(entry) = entry else {
+                        keepable = false;
+                        continue;
+                    };
+                    let Ok(kind) = entry.file_type() else {
+                        keepable = false;
+                        continue;
+                    };
+                    // A link is followed (one stat), everything else answers from the listing. What
+                    // a link leads to can change with no change to this folder: not kept.
+                    let is_dir = if kind.is_symlink() {
+                        keepable = false;
+                        entry.path().is_dir()
+                    } else {
+                        kind.is_dir()
+                    };
+                    listed.push((entry.file_name().to_string_lossy().into_owned(), is_dir));
+                }
+                Listing { entries: listed, keepable }
             }
             FolderSource::Archive { archive, dir } => {
-                let Ok(wad) = super::vfs::archive(archive) else { return Vec::new() };
+                let Ok(wad) = super::vfs::archive(archive) else { return Listing::unkeepable(Vec::new()) };
                 let (dirs, files) = wad.index.list_dir(dir);
                 let files = files.into_iter().map(|e| (e.name().to_string(), false));
-                dirs.into_iter().map(|d| (d, true)).chain(files).collect()
+                Listing::unkeepable(dirs.into_iter().map(|d| (d, true)).chain(files).collect())
             }
         }
     }
@@ -120,6 +140,19 @@ impl FolderSource {
             return FolderSource::Archive { archive: member.archive, dir: member.member };
         }
         FolderSource::Directory(path.to_path_buf())
+    }
+}
+
+/// A folder's members as listed, and whether the listing is whole and stands for the folder
+/// while the folder's own [`DirectoryStamp`] is unchanged.
+struct Listing {
+    entries: Vec<(String, bool)>,
+    keepable: bool,
+}
+
+impl Listing {
+    fn unkeepable(entries: Vec<(String, bool)>) -> Listing {
+        Listing { entries, keepable: false }
     }
 }
 
@@ -257,6 +290,12 @@ impl Folder {
 /// two seconds on FAT) could leave the directory's times as they were.
 const SETTLED: std::time::Duration = std::time::Duration::from_secs(3);
 
+/// How long a kept listing answers before the directory is listed again, whatever its stamp
+/// says: a network file system may answer a `stat` from its attribute cache (NFS keeps a
+/// directory's for up to a minute) where opening the directory would have asked the server,
+/// and a server's clock may run behind this machine's.
+const KEEP_FOR: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// How many directory listings stay kept (the folders of the last few models and the
 /// folders above them that their skins' paths were tried in).
 const KEPT_LISTINGS: usize = 64;
@@ -283,8 +322,9 @@ impl DirectoryStamp {
         DirectoryStamp { modified: meta.modified().ok(), changed, identity }
     }
 
-    /// Whether the directory had been left alone for [`SETTLED`] by `now`. A time that cannot
-    /// be read, or one in the future, is never settled.
+    /// Whether the directory had been left alone for [`SETTLED`] by `now`: its modification
+    /// time, and its change time where there is one, are both that old. Without a modification
+    /// time, or with one in the future, it is never settled.
     fn settled_by(&self, now: std::time::SystemTime) -> bool {
         let (secs, nanos) = self.changed;
         let changed = u64::try_from(secs)
@@ -303,6 +343,7 @@ impl DirectoryStamp {
 struct KeptListing {
     stamp: DirectoryStamp,
     folder: Arc<Folder>,
+    listed_at: std::time::Instant,
     used: u64,
 }
 
@@ -310,8 +351,10 @@ struct KeptListing {
 static KEPT: std::sync::Mutex<Option<(u64, HashMap<PathBuf, KeptListing>)>> = std::sync::Mutex::new(None);
 
 /// The listing of `source`. A directory on disk answers from the listing kept for it while
-/// its [`DirectoryStamp`] is unchanged (one `stat` instead of opening and reading it); one
-/// changed within [`SETTLED`] of `now` is listed and not kept. A directory that is not there
+/// its [`DirectoryStamp`] is unchanged, for up to [`KEEP_FOR`] (one `stat` instead of opening
+/// and reading it). A listing is kept only when it is whole, has no links (what a link leads
+/// to can change while the folder does not), and the directory was [`SETTLED`] by `now`; only
+/// on Unix, where the stamp has a change time and an inode. A directory that is not there
 /// lists nothing without trying to read it. Archive folders list from the archive, which
 /// [`super::vfs`] keeps open.
 fn kept_listing(source: &FolderSource, now: std::time::SystemTime) -> Arc<Folder> {
@@ -323,23 +366,25 @@ fn kept_listing(source: &FolderSource, now: std::time::SystemTime) -> Arc<Folder
         let mut kept = lock();
         let (clock, map) = kept.get_or_insert_with(|| (0, HashMap::new()));
         *clock += 1;
-        if let Some(listing) = map.get_mut(dir).filter(|l| l.stamp == stamp) {
+        if let Some(listing) = map.get_mut(dir).filter(|l| l.stamp == stamp && l.listed_at.elapsed() < KEEP_FOR) {
             listing.used = *clock;
             return listing.folder.clone();
         }
     }
     // Listed outside the lock: another thread's lookups do not wait on a large folder.
-    let folder = Arc::new(Folder::read(source.clone()));
+    let listed_at = std::time::Instant::now();
+    let listing = source.listing();
+    let folder = Arc::new(Folder::read_entries(source.clone(), listing.entries));
     let mut kept = lock();
     let (clock, map) = kept.get_or_insert_with(|| (0, HashMap::new()));
-    if stamp.settled_by(now) {
+    if cfg!(unix) && listing.keepable && stamp.settled_by(now) {
         if map.len() >= KEPT_LISTINGS
             && !map.contains_key(dir)
             && let Some(oldest) = map.iter().min_by_key(|(_, l)| l.used).map(|(p, _)| p.clone())
         {
             map.remove(&oldest);
         }
-        map.insert(dir.clone(), KeptListing { stamp, folder: folder.clone(), used: *clock });
+        map.insert(dir.clone(), KeptListing { stamp, folder: folder.clone(), listed_at, used: *clock });
     } else {
         map.remove(dir);
     }
@@ -906,6 +951,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn an_unchanged_directory_keeps_its_listing_between_opens() {
         use std::time::{Duration, SystemTime};
         let root = temp_root("kept");
@@ -929,6 +975,23 @@ mod tests {
         std::fs::remove_dir_all(&root).unwrap();
         assert!(kept_listing(&source, later).file("a.png").is_none());
         assert!(Assets::new().file(&root, "a.png").is_none());
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_listing_with_links_is_not_kept() {
+        use std::time::{Duration, SystemTime};
+        let root = temp_root("kept-links");
+        std::fs::write(root.join("a.png"), b"x").unwrap();
+        std::os::unix::fs::symlink(root.join("a.png"), root.join("b.png")).unwrap();
+        let now = SystemTime::now();
+        std::fs::File::open(&root).unwrap().set_modified(now - Duration::from_secs(3600)).unwrap();
+        let source = FolderSource::Directory(root.clone());
+        let later = now + Duration::from_secs(3600);
+        let first = kept_listing(&source, later);
+        assert!(first.file("B.png").is_some(), "a link is listed");
+        assert!(!Arc::ptr_eq(&first, &kept_listing(&source, later)), "but the listing is not kept");
+        std::fs::remove_dir_all(&root).ok();
     }
 
     #[test]
