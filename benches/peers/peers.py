@@ -180,6 +180,7 @@ def main():
     parser.add_argument("files", nargs="*")
     args = parser.parse_args()
     args.runs = max(args.runs, 1)
+    args.rounds = max(args.rounds, 1)
     files = args.files or sorted(
         str(p) for p in CORPUS.rglob("*") if p.suffix.lower() == ".md2" and p.name not in SKIP
     )
@@ -190,13 +191,13 @@ def main():
 
     print(f"load before: {uptime()}")
     cpu = None if args.no_pin else args.cpu
-    pairs = in_process_rounds(harness, peer_decode, files, args.runs, max(args.rounds, 1), cpu)
+    pairs = in_process_rounds(harness, peer_decode, files, args.runs, args.rounds, cpu)
     where = "any CPU" if cpu is None or not pinned(cpu) else f"CPU {cpu}"
     rounds_table(
-        f"In-process import from memory, median of {args.runs} per round, {max(args.rounds, 1)} interleaved "
+        f"In-process import from memory, median of {args.runs} per round, {args.rounds} interleaved "
         f"rounds on {where} (assimp frame 0 only, mdview every frame)",
         pairs,
-        max(args.rounds, 1),
+        args.rounds,
     )
 
     if not args.no_process:

@@ -57,12 +57,8 @@ pub enum FolderSource {
 }
 
 impl FolderSource {
-    /// The members: (name, is a sub-folder). A folder that cannot be read lists nothing.
-    fn list(&self) -> Vec<(String, bool)> {
-        self.listing().entries
-    }
-
-    /// As [`FolderSource::list`], saying whether the listing may be kept between opens.
+    /// The members: (name, is a sub-folder), and whether the listing may be kept between opens.
+    /// A folder that cannot be read lists nothing.
     fn listing(&self) -> Listing {
         match self {
             FolderSource::Directory(dir) => {
@@ -234,7 +230,7 @@ pub struct Folder {
 
 impl Folder {
     fn read(source: FolderSource) -> Folder {
-        let entries = source.list();
+        let entries = source.listing().entries;
         Folder::read_entries(source, entries)
     }
 

@@ -909,6 +909,12 @@ impl FrameTable {
     }
 }
 
+/// A file's bytes, shared between whoever read them and the scene views that keep them (Quake
+/// II frames). A `Vec` inside, so a file is read straight into it: `std::fs::read` fills a
+/// buffer's spare capacity without zeroing it first, where an `Arc<[u8]>` would have to be
+/// zeroed (or copied into) before a safe read.
+pub type SharedBytes = std::sync::Arc<Vec<u8>>;
+
 /// Quantised whole-mesh frames: source vertex `v` of frame `f` sits at
 /// `scale[f] * (p[lanes[0]], p[lanes[1]], p[lanes[2]]) + translate[f]` where `p` is its packed
 /// record, and its normal is `normal_table[p[3]]` (scene axes). The records stay where the file
@@ -916,12 +922,6 @@ impl FrameTable {
 /// bytes, checked at decode): table frame `f` starts at byte `first + f × frame_stride`. A clip
 /// plays table frames `frames`, a view into the shared [`FrameTable`]. Only the two frames being
 /// blended are ever unpacked.
-/// A file's bytes, shared between whoever read them and the scene views that keep them (Quake
-/// II frames). A `Vec` inside, so a file is read straight into it: `std::fs::read` fills a
-/// buffer's spare capacity without zeroing it first, where an `Arc<[u8]>` would have to be
-/// zeroed (or copied into) before a safe read.
-pub type SharedBytes = std::sync::Arc<Vec<u8>>;
-
 #[derive(Debug, Clone, Default)]
 pub struct PackedFrames {
     pub mesh: usize,

@@ -123,14 +123,19 @@ fn raw_float_quat(b: &[u8]) -> Option<Quat> {
     q.is_finite().then_some(q)
 }
 
-fn packed_quat(b: &[u8]) -> Option<Quat> {
+/// The four shorts of a packed quaternion, x, y, z, w.
+fn packed_shorts(b: &[u8]) -> Option<[i16; 4]> {
     let (&[x0, x1, y0, y1, z0, z1, w0, w1], _) = b.split_first_chunk::<8>()?;
-    Some(compressed_quat([[x0, x1], [y0, y1], [z0, z1], [w0, w1]].map(i16::from_le_bytes)))
+    Some([[x0, x1], [y0, y1], [z0, z1], [w0, w1]].map(i16::from_le_bytes))
+}
+
+fn packed_quat(b: &[u8]) -> Option<Quat> {
+    packed_shorts(b).map(compressed_quat)
 }
 
 /// A packed tangent: the components as stored, not normalised.
 fn packed_quat_tangent(b: &[u8]) -> Option<Quat> {
-    let [x, y, z, w] = [i16_at(b, 0)?, i16_at(b, 2)?, i16_at(b, 4)?, i16_at(b, 6)?].map(quat_component);
+    let [x, y, z, w] = packed_shorts(b)?.map(quat_component);
     Some(Quat::from_xyzw(x, y, z, w))
 }
 
