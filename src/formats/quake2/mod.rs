@@ -537,21 +537,29 @@ fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> Dec
     let mut name_bytes: Vec<u8> = Vec::with_capacity(count_frames * 16);
     for (f, frame) in (0..table.count).zip(frames) {
         let parsed = frame.split_first_chunk::<{ FRAME_HEADER_SIZE as usize }>().and_then(|(header, rest)| {
-            let (numbers, name_field) = header.split_at(24);
+            let (numbers, name_field) = header.split_first_chunk::<24>()?;
             let &[sx, sy, sz, tx, ty, tz] = numbers.as_chunks::<4>().0 else { return None };
             let [sx, sy, sz, tx, ty, tz] = [sx, sy, sz, tx, ty, tz].map(f32::from_le_bytes);
             let (scale, translate) = (Vec3::new(sx, sy, sz), Vec3::new(tx, ty, tz));
-            let name = name_field.split(|&b| b == 0).next().unwrap_or(&[]);
-            Some((name, scale, translate, rest.get(..vertex_count.checked_mul(4)?)?))
+            // The vertices are only checked to fit here; their normals are scanned after the loop.
+            rest.get(..vertex_count.checked_mul(4)?)?;
+            Some((name_field.first_chunk::<16>()?, scale, translate))
         });
-        // The vertices are only checked to fit here; their normals are scanned after the loop.
-        let (name, scale, translate, _) = match parsed {
-            Some(parts) if parts.1.is_finite() && parts.2.is_finite() => parts,
-            _ => frame_parts(r, table, f, vertex_count as u64)?,
+        let start = name_bytes.len();
+        let (scale, translate) = match parsed {
+            Some((field, scale, translate)) if scale.is_finite() && translate.is_finite() => {
+                // The whole field is one fixed-size copy, cut back to the name before its NUL.
+                name_bytes.extend_from_slice(field);
+                name_bytes.truncate(start + name_length(field));
+                (scale, translate)
+            }
+            _ => {
+                let (name, scale, translate, _) = frame_parts(r, table, f, vertex_count as u64)?;
+                name_bytes.extend_from_slice(name);
+                (scale, translate)
+            }
         };
-        let start = name_bytes.len() as u32;
-        name_bytes.extend_from_slice(name);
-        out.table.name_ranges.push((start, name_bytes.len() as u32));
+        out.table.name_ranges.push((start as u32, name_bytes.len() as u32));
         out.table.transforms.push((to_scene(scale), to_scene(translate)));
         out.table.times.push(f as f32);
     }
@@ -568,6 +576,15 @@ fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> Dec
         }
     }
     Ok(out)
+}
+
+/// The length of a 16-byte name field up to its first NUL (16 when it has none), with no loop:
+/// in `w - 0x01…01 & !w & 0x80…80` the lowest set bit is in the first zero byte (a borrow only
+/// runs upwards from a zero byte, so bytes above it may be marked too, never below).
+fn name_length(field: &[u8; 16]) -> usize {
+    let word = u128::from_le_bytes(*field);
+    let zero_bytes = word.wrapping_sub(u128::from_le_bytes([0x01; 16])) & !word & u128::from_le_bytes([0x80; 16]);
+    (zero_bytes.trailing_zeros() / 8) as usize
 }
 
 /// Stores the frame names gathered as bytes: one UTF-8 check over all of them, as names are
@@ -691,6 +708,7 @@ fn build_scene(layout: &Layout, frames: SceneFrames, bytes: SharedBytes) -> Scen
         _ => (Vec::new(), Vec::new()),
     };
 
+    scene.materials.reserve_exact(layout.skins.len().max(1));
     for (i, skin) in layout.skins.iter().enumerate() {
         let mut m = Material::new(format!("skin {i}"));
         m.texture = Some(skin.clone());
@@ -731,6 +749,7 @@ fn build_scene(layout: &Layout, frames: SceneFrames, bytes: SharedBytes) -> Scen
     scene.meshes.push(mesh);
 
     let groups = group_frames((0..table.name_ranges.len()).map(|f| table.name(f).unwrap_or("")));
+    scene.clips.reserve_exact(groups.len());
     for (name, first, last) in groups {
         scene.clips.push(Clip {
             name,
@@ -935,6 +954,25 @@ mod tests {
         spec.triangles[0].0[1] = 3;
         let text = error_text(&spec.to_bytes());
         assert!(text.contains("triangle 0 names vertex 3 of 3"), "{text}");
+    }
+
+    #[test]
+    fn a_name_ends_at_its_first_nul() {
+        for len in 0..=16 {
+            for fill in [0u8, 1, 0x80, 0xFF] {
+                let mut field = [fill; 16];
+                field[..len].copy_from_slice(&b"stand01_abcdefgh"[..len]);
+                if len < 16 {
+                    field[len] = 0;
+                }
+                // A byte of 0x01 or 0x80 just past a NUL is where borrow tricks go wrong.
+                let expected = field.iter().position(|&b| b == 0).unwrap_or(16);
+                assert_eq!(name_length(&field), expected, "{len} bytes, then {fill:#x}");
+            }
+        }
+        assert_eq!(name_length(&[1; 16]), 16);
+        assert_eq!(name_length(&[0x01, 0x00, 0x01, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), 1);
+        assert_eq!(name_length(&[0x80, 0x01, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), 2);
     }
 
     #[test]
