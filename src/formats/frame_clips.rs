@@ -19,19 +19,27 @@ pub fn clip_of(frame_name: &str) -> &str {
 /// Consecutive frames sharing a clip name, as `(name, first, last)`. A name that comes back
 /// after another clip gets a `#2`, `#3`… suffix, so every clip is one contiguous range.
 pub fn group_frames<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<(String, usize, usize)> {
-    let mut clips: Vec<(String, usize, usize)> = Vec::new();
+    let mut runs: Vec<(&str, usize, usize)> = Vec::new();
+    for (index, name) in names.into_iter().enumerate() {
+        let base = if name.is_empty() { UNNAMED_CLIP } else { clip_of(name) };
+        match runs.last_mut() {
+            Some(run) if run.0 == base => run.2 = index,
+            _ => runs.push((base, index, index)),
+        }
+    }
+    name_runs(runs)
+}
+
+/// Names runs of frames, `(clip name, first, last)` with each run's neighbours of other names,
+/// as [`group_frames`] does: a name that comes back gets a `#2`, `#3`… suffix. For formats that
+/// find the runs themselves, faster than from each frame's name as text.
+pub fn name_runs<'a>(runs: impl IntoIterator<Item = (&'a str, usize, usize)>) -> Vec<(String, usize, usize)> {
+    let runs = runs.into_iter();
+    let mut clips: Vec<(String, usize, usize)> = Vec::with_capacity(runs.size_hint().0);
     // Each clip's base name and how often it has started: a model has tens of clips, so a scan
     // beats hashing every new one.
     let mut uses: Vec<(&str, usize)> = Vec::new();
-    let mut current: Option<&str> = None;
-    for (index, name) in names.into_iter().enumerate() {
-        let base = if name.is_empty() { UNNAMED_CLIP } else { clip_of(name) };
-        if current == Some(base)
-            && let Some(last) = clips.last_mut()
-        {
-            last.2 = index;
-            continue;
-        }
+    for (base, first, last) in runs {
         let n = match uses.iter_mut().find(|(seen, _)| *seen == base) {
             Some((_, n)) => {
                 *n += 1;
@@ -43,8 +51,7 @@ pub fn group_frames<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<(String
             }
         };
         let unique = if n == 1 { base.to_string() } else { format!("{base}#{n}") };
-        clips.push((unique, index, index));
-        current = Some(base);
+        clips.push((unique, first, last));
     }
     clips
 }

@@ -23,7 +23,7 @@ use glam::{Mat4, Vec2, Vec3};
 use super::Pick;
 use super::assets::{self, Asset, Assets, Folder};
 use super::error::DecodeResult;
-use super::frame_clips::group_frames;
+use super::frame_clips::{UNNAMED_CLIP, group_frames, name_runs};
 use super::quake_axes::to_scene;
 use super::reader::Reader;
 use crate::scene::{
@@ -433,6 +433,10 @@ struct SceneFrames {
     first_record: usize,
     frame_stride: usize,
     vertex_count: usize,
+    /// Runs of frames in one clip, `(first, last, length of the clip's name)`, found from the
+    /// name fields as words; `None` where a name had to be rewritten (not UTF-8), which then
+    /// groups from the names as text ([`group_frames`]).
+    clip_runs: Option<Vec<(usize, usize, usize)>>,
 }
 
 /// Packed-byte lanes feeding scene x, y and z (see [`SceneFrames`]).
@@ -527,6 +531,7 @@ fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> Dec
         first_record: usize::try_from(table.offset.saturating_add(FRAME_HEADER_SIZE)).unwrap_or(usize::MAX),
         frame_stride: usize::try_from(table.stride).unwrap_or(usize::MAX),
         vertex_count,
+        clip_runs: None,
     };
     // The whole frame block as one checked slice, cut into frames (frame_size >= 40 + 4 × verts
     // was checked with the header); a frame that does not fit goes through `frame_parts` for
@@ -535,6 +540,9 @@ fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> Dec
     let frames = block.chunks_exact(out.frame_stride.max(1)).take(count_frames);
     // Names gather as bytes and are checked as UTF-8 once, after the loop.
     let mut name_bytes: Vec<u8> = Vec::with_capacity(count_frames * 16);
+    let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+    let mut run_key = None;
+    let mut runs_whole = true;
     for (f, frame) in (0..table.count).zip(frames) {
         let parsed = frame.split_first_chunk::<{ FRAME_HEADER_SIZE as usize }>().and_then(|(header, rest)| {
             let (numbers, name_field) = header.split_first_chunk::<24>()?;
@@ -549,13 +557,21 @@ fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> Dec
         let (scale, translate) = match parsed {
             Some((field, scale, translate)) if scale.is_finite() && translate.is_finite() => {
                 // The whole field is one fixed-size copy, cut back to the name before its NUL.
+                let length = name_length(field);
                 name_bytes.extend_from_slice(field);
-                name_bytes.truncate(start + name_length(field));
+                name_bytes.truncate(start + length);
+                let key = clip_key(field, length);
+                match runs.last_mut() {
+                    Some(run) if run_key == Some(key) => run.1 = f as usize,
+                    _ => runs.push((f as usize, f as usize, key.1)),
+                }
+                run_key = Some(key);
                 (scale, translate)
             }
             _ => {
                 let (name, scale, translate, _) = frame_parts(r, table, f, vertex_count as u64)?;
                 name_bytes.extend_from_slice(name);
+                runs_whole = false;
                 (scale, translate)
             }
         };
@@ -563,7 +579,8 @@ fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> Dec
         out.table.transforms.push((to_scene(scale), to_scene(translate)));
         out.table.times.push(f as f32);
     }
-    set_frame_names(&mut out.table, name_bytes);
+    let names_as_stored = set_frame_names(&mut out.table, name_bytes);
+    out.clip_runs = (runs_whole && names_as_stored).then_some(runs);
     let vertex_bytes = vertex_count.saturating_mul(4);
     if any_normal_past_table(block, out.frame_stride, count_frames, vertex_bytes) {
         let header = FRAME_HEADER_SIZE as usize;
@@ -587,16 +604,40 @@ fn name_length(field: &[u8; 16]) -> usize {
     (zero_bytes.trailing_zeros() / 8) as usize
 }
 
+/// The clip of a frame whose name field is `field` and name `length` bytes long, as a key that
+/// compares whole in one word: the clip's name as [`group_frames`] finds it (the name minus its
+/// trailing digits, all of it when all are digits, [`UNNAMED_CLIP`] when empty) masked out of
+/// the field, and its length.
+fn clip_key(field: &[u8; 16], length: usize) -> (u128, usize) {
+    let name = field.get(..length).unwrap_or(&[]);
+    let digits = name.iter().rev().take_while(|b| b.is_ascii_digit()).count();
+    let (bytes, kept) = match length {
+        0 => {
+            let mut unnamed = [0u8; 16];
+            unnamed.iter_mut().zip(UNNAMED_CLIP.as_bytes()).for_each(|(to, &from)| *to = from);
+            (unnamed, UNNAMED_CLIP.len().min(16))
+        }
+        _ if digits == length => (*field, length),
+        _ => (*field, length - digits),
+    };
+    let mask = if kept >= 16 { u128::MAX } else { (1u128 << (8 * kept)) - 1 };
+    (u128::from_le_bytes(bytes) & mask, kept)
+}
+
 /// Stores the frame names gathered as bytes: one UTF-8 check over all of them, as names are
 /// ASCII in practice. Joined names can be valid where one alone is not (`a\xC3` + `\xA9`), so
 /// the joined text also needs every name to start and end on a character boundary; otherwise
 /// each name is made valid on its own (lossy).
-fn set_frame_names(table: &mut FrameTable, name_bytes: Vec<u8>) {
+/// Returns whether the names were kept as stored.
+fn set_frame_names(table: &mut FrameTable, name_bytes: Vec<u8>) -> bool {
     let whole_names = |text: &String| {
         table.name_ranges.iter().all(|&(a, b)| text.is_char_boundary(a as usize) && text.is_char_boundary(b as usize))
     };
     match String::from_utf8(name_bytes) {
-        Ok(text) if whole_names(&text) => table.name_text = text,
+        Ok(text) if whole_names(&text) => {
+            table.name_text = text;
+            true
+        }
         not_whole => {
             let bytes = not_whole.map_or_else(|e| e.into_bytes(), String::into_bytes);
             let mut text = String::with_capacity(bytes.len());
@@ -607,6 +648,7 @@ fn set_frame_names(table: &mut FrameTable, name_bytes: Vec<u8>) {
                 *range = (start, text.len() as u32);
             }
             table.name_text = text;
+            false
         }
     }
 }
@@ -748,7 +790,18 @@ fn build_scene(layout: &Layout, frames: SceneFrames, bytes: SharedBytes) -> Scen
     scene.nodes.push(node);
     scene.meshes.push(mesh);
 
-    let groups = group_frames((0..table.name_ranges.len()).map(|f| table.name(f).unwrap_or("")));
+    let groups = match &frames.clip_runs {
+        Some(runs) => name_runs(runs.iter().map(|&(first, last, length)| {
+            let clip = match table.name_ranges.get(first) {
+                Some(&(start, end)) if start < end => {
+                    table.name_text.get(start as usize..start as usize + length).unwrap_or("")
+                }
+                _ => UNNAMED_CLIP,
+            };
+            (clip, first, last)
+        })),
+        None => group_frames((0..table.name_ranges.len()).map(|f| table.name(f).unwrap_or(""))),
+    };
     scene.clips.reserve_exact(groups.len());
     for (name, first, last) in groups {
         scene.clips.push(Clip {
@@ -1076,6 +1129,45 @@ mod tests {
         let scene = decode(&bytes).expect("decodes");
         let names = frame_names(&scene);
         assert_eq!(names, [Some("a\u{FFFD}"), Some("\u{FFFD}")]);
+    }
+
+    /// Clips found from the name fields as words are the clips [`group_frames`] finds from the
+    /// names as text, for names that trip each rule: trailing digits, all digits, empty names
+    /// and a name spelled like the unnamed clip, a name filling all 16 bytes, a clip name that
+    /// comes back, multi-byte characters.
+    #[test]
+    fn clips_from_name_words_match_clips_from_names() {
+        let lists: [&[&str]; 8] = [
+            &["stand01", "stand02", "run1", "stand03", "stand04"],
+            &["", "", "all", "all7", "", "x"],
+            &["123", "124", "124", "a1b2", "a1b3", "a1b"],
+            &["abcdefghijklmnop", "abcdefghijklmnop", "abcdefghijklmno1", "abcdefghijklmno2"],
+            &["abcdefghijklmno", "abcdefghijklmno9", "abcdefghijklmn99"],
+            &["dé1", "dé2", "dé", "d", "é", "é1"],
+            &["run", "run1", "run", "walk", "run2"],
+            &["0", "", "1", "00", "a0", "a"],
+        ];
+        for names in lists {
+            let mut spec = small_spec();
+            let template = spec.frames[0].clone();
+            spec.frames =
+                names.iter().map(|&name| writer::FrameSpec { name: name.into(), ..template.clone() }).collect();
+            let mut bytes = spec.to_bytes();
+            // The writer ends every name with a NUL; a name of 16 bytes fills its field instead.
+            let ofs_frames = i32::from_le_bytes(bytes[56..60].try_into().unwrap()) as usize;
+            let frame_size = i32::from_le_bytes(bytes[16..20].try_into().unwrap()) as usize;
+            for (f, name) in names.iter().enumerate().filter(|(_, name)| name.len() == 16) {
+                let at = ofs_frames + f * frame_size + 24;
+                bytes[at..at + 16].copy_from_slice(name.as_bytes());
+            }
+            let scene = decode(&bytes).expect("decodes");
+            let stored = frame_names(&scene);
+            assert_eq!(stored, names.iter().map(|&n| Some(n)).collect::<Vec<_>>());
+            let expected = group_frames(names.iter().copied());
+            let clips: Vec<(String, usize, usize)> =
+                scene.clips.iter().map(|c| (c.name.clone(), c.start as usize, c.end as usize)).collect();
+            assert_eq!(clips, expected, "{names:?}");
+        }
     }
 
     /// The wide scan sees the normal byte of every record, wherever it falls (in a 64-byte
