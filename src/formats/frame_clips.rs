@@ -30,9 +30,10 @@ pub fn group_frames<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<(String
     name_runs(runs)
 }
 
-/// Names runs of frames, `(clip name, first, last)` with each run's neighbours of other names,
-/// as [`group_frames`] does: a name that comes back gets a `#2`, `#3`… suffix. For formats that
-/// find the runs themselves, faster than from each frame's name as text.
+/// Names runs of frames, `(clip name, first, last)`, as [`group_frames`] does: a name that
+/// comes back gets a `#2`, `#3`… suffix. Neighbouring runs must have different names, as runs
+/// are not merged here (two neighbouring `x` runs would come out as `x` and `x#2`). For formats
+/// that find the runs themselves, faster than from each frame's name as text.
 pub fn name_runs<'a>(runs: impl IntoIterator<Item = (&'a str, usize, usize)>) -> Vec<(String, usize, usize)> {
     let runs = runs.into_iter();
     let mut clips: Vec<(String, usize, usize)> = Vec::with_capacity(runs.size_hint().0);

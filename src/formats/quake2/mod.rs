@@ -358,7 +358,8 @@ fn read_layout<'a>(r: &Reader<'a>, keep: KeepCommands) -> DecodeResult<Layout<'a
 /// each command (is a strip, vertex count) to `visit`; returns how many there were. The list
 /// is fetched once as a checked slice of words. Vertex indices are checked with no branch per
 /// command: the walk keeps the highest index seen (a negative one reads as a huge unsigned
-/// one), and only a list that fails is walked again for its first bad command.
+/// one), and only a list that fails is walked again for its first bad command. So `visit` may
+/// see commands of a list that then fails; the caller drops them.
 fn walk_gl_commands(r: &Reader, h: &Header, mut visit: impl FnMut(bool, u32)) -> Result<usize, String> {
     let word_count = count(h.num_glcmds);
     if word_count == 0 {
@@ -419,6 +420,8 @@ fn first_bad_command(words: &[Word], num_xyz: i32) -> String {
         }
         rest = next;
     }
+    // Unreachable: the first walk saw a bad index among these commands.
+    debug_assert!(false, "no bad command found again");
     "a command names a vertex past the model".to_string()
 }
 
@@ -434,8 +437,10 @@ struct SceneFrames {
     frame_stride: usize,
     vertex_count: usize,
     /// Runs of frames in one clip, `(first, last, length of the clip's name)`, found from the
-    /// name fields as words; `None` where a name had to be rewritten (not UTF-8), which then
-    /// groups from the names as text ([`group_frames`]).
+    /// name fields as words; `None` where a name had to be rewritten (not UTF-8) or, as a
+    /// safeguard, a frame was read by the slower per-frame path; clips then group from the names
+    /// as text ([`group_frames`]). Runs index the names as stored, so `None` whenever they were
+    /// not kept so.
     clip_runs: Option<Vec<(usize, usize, usize)>>,
 }
 
@@ -792,9 +797,13 @@ fn build_scene(layout: &Layout, frames: SceneFrames, bytes: SharedBytes) -> Scen
 
     let groups = match &frames.clip_runs {
         Some(runs) => name_runs(runs.iter().map(|&(first, last, length)| {
+            // The names are as stored (or there would be no runs), so the clip's bytes open the
+            // first frame's name; an empty name is the unnamed clip.
             let clip = match table.name_ranges.get(first) {
                 Some(&(start, end)) if start < end => {
-                    table.name_text.get(start as usize..start as usize + length).unwrap_or("")
+                    let clip = table.name_text.get(start as usize..start as usize + length);
+                    debug_assert!(clip.is_some(), "a clip run outside its frame's name");
+                    clip.unwrap_or("")
                 }
                 _ => UNNAMED_CLIP,
             };
