@@ -8,12 +8,14 @@ pub const UNNAMED_CLIP: &str = "all";
 /// The clip a frame belongs to: its name minus trailing digits (`stand01` → `stand`); a name
 /// that is all digits stays whole.
 pub fn clip_of(frame_name: &str) -> &str {
-    // Byte-wise: every byte after the last non-digit is an ASCII digit, so the cut is always
-    // at a character boundary.
-    match frame_name.bytes().rposition(|b| !b.is_ascii_digit()) {
-        Some(last) => frame_name.get(..=last).unwrap_or(frame_name),
-        None => frame_name,
-    }
+    // Every byte after the last non-digit is an ASCII digit, so the cut is always at a
+    // character boundary.
+    frame_name.get(..clip_length(frame_name.as_bytes())).unwrap_or(frame_name)
+}
+
+/// How many bytes of a frame name its clip keeps ([`clip_of`]), for names read as bytes.
+pub fn clip_length(frame_name: &[u8]) -> usize {
+    frame_name.iter().rposition(|b| !b.is_ascii_digit()).map_or(frame_name.len(), |last| last + 1)
 }
 
 /// Consecutive frames sharing a clip name, as `(name, first, last)`. A name that comes back

@@ -23,7 +23,7 @@ use glam::{Mat4, Vec2, Vec3};
 use super::Pick;
 use super::assets::{self, Asset, Assets, Folder};
 use super::error::DecodeResult;
-use super::frame_clips::{UNNAMED_CLIP, group_frames, name_runs};
+use super::frame_clips::{UNNAMED_CLIP, clip_length, group_frames, name_runs};
 use super::quake_axes::to_scene;
 use super::reader::Reader;
 use crate::scene::{
@@ -488,9 +488,8 @@ fn normal_scan(block: &[u8], stride: usize, count: usize, vertex_bytes: usize) -
     };
     let mut highest = [0u8; SCAN_WIDTH];
     let mut short_bad = false;
-    let header = FRAME_HEADER_SIZE as usize;
     for frame in block.chunks_exact(stride.max(1)).take(count) {
-        let Some(records) = frame.get(header..header.saturating_add(vertex_bytes)) else { continue };
+        let Some(records) = frame_records(frame, vertex_bytes) else { continue };
         // Two steps per turn, for fewer loop instructions per byte.
         let (pairs, rest) = records.as_chunks::<{ 2 * SCAN_WIDTH }>();
         highest = pairs.iter().fold(highest, |highest, pair| {
@@ -506,13 +505,19 @@ fn normal_scan(block: &[u8], stride: usize, count: usize, vertex_bytes: usize) -
         // mind bytes seen twice.
         match records.last_chunk::<SCAN_WIDTH>() {
             Some(last) => highest = fold(highest, last),
-            None => short_bad |= records.chunks_exact(4).any(|record| record.get(3) >= Some(&FIRST_BAD_NORMAL)),
+            None => short_bad |= has_normal_past_table(records),
         }
     }
     // Opaque to the optimiser: knowing that only every fourth position is read below, it would
     // otherwise gather normal bytes one at a time instead of folding whole vectors.
     let highest = std::hint::black_box(highest);
     short_bad || highest.chunks_exact(4).any(|lanes| lanes.get(3) >= Some(&FIRST_BAD_NORMAL))
+}
+
+/// A frame's packed vertices: `vertex_bytes` after its 40-byte header.
+fn frame_records(frame: &[u8], vertex_bytes: usize) -> Option<&[u8]> {
+    let header = FRAME_HEADER_SIZE as usize;
+    frame.get(header..header.saturating_add(vertex_bytes))
 }
 
 /// Whether one frame's packed vertices (4-byte records, normal index in byte 3) name a normal
@@ -588,10 +593,8 @@ fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> Dec
     out.clip_runs = (runs_whole && names_as_stored).then_some(runs);
     let vertex_bytes = vertex_count.saturating_mul(4);
     if any_normal_past_table(block, out.frame_stride, count_frames, vertex_bytes) {
-        let header = FRAME_HEADER_SIZE as usize;
         for (f, frame) in block.chunks_exact(out.frame_stride.max(1)).take(count_frames).enumerate() {
-            let records = frame.get(header..header.saturating_add(vertex_bytes)).unwrap_or(&[]);
-            if has_normal_past_table(records) {
+            if frame_records(frame, vertex_bytes).is_some_and(has_normal_past_table) {
                 let name = out.table.name(f).unwrap_or("");
                 warnings.push(format!("frame {f} ({name}): a normal index is past the 162-entry table; using up"));
             }
@@ -614,16 +617,13 @@ fn name_length(field: &[u8; 16]) -> usize {
 /// trailing digits, all of it when all are digits, [`UNNAMED_CLIP`] when empty) masked out of
 /// the field, and its length.
 fn clip_key(field: &[u8; 16], length: usize) -> (u128, usize) {
-    let name = field.get(..length).unwrap_or(&[]);
-    let digits = name.iter().rev().take_while(|b| b.is_ascii_digit()).count();
     let (bytes, kept) = match length {
         0 => {
             let mut unnamed = [0u8; 16];
             unnamed.iter_mut().zip(UNNAMED_CLIP.as_bytes()).for_each(|(to, &from)| *to = from);
             (unnamed, UNNAMED_CLIP.len().min(16))
         }
-        _ if digits == length => (*field, length),
-        _ => (*field, length - digits),
+        _ => (*field, clip_length(field.get(..length).unwrap_or(&[]))),
     };
     let mask = if kept >= 16 { u128::MAX } else { (1u128 << (8 * kept)) - 1 };
     (u128::from_le_bytes(bytes) & mask, kept)
