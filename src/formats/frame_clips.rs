@@ -41,7 +41,7 @@ pub fn name_runs<'a>(runs: impl IntoIterator<Item = (&'a str, usize, usize)>) ->
     let mut clips: Vec<(String, usize, usize)> = Vec::with_capacity(runs.size_hint().0);
     // Each clip's base name and how often it has started: a model has tens of clips, so a scan
     // beats hashing every new one.
-    let mut uses: Vec<(&str, usize)> = Vec::new();
+    let mut uses: Vec<(&str, usize)> = Vec::with_capacity(clips.capacity());
     for (base, first, last) in runs {
         let n = match uses.iter_mut().find(|(seen, _)| *seen == base) {
             Some((_, n)) => {

@@ -437,10 +437,9 @@ struct SceneFrames {
     frame_stride: usize,
     vertex_count: usize,
     /// Runs of frames in one clip, `(first, last, length of the clip's name)`, found from the
-    /// name fields as words; `None` where a name had to be rewritten (not UTF-8) or, as a
-    /// safeguard, a frame was read by the slower per-frame path; clips then group from the names
-    /// as text ([`group_frames`]). Runs index the names as stored, so `None` whenever they were
-    /// not kept so.
+    /// name fields as words; `None` where a name had to be rewritten (not UTF-8), and clips
+    /// then group from the names as text ([`group_frames`]). Runs index the names as stored, so
+    /// `None` whenever they were not kept so.
     clip_runs: Option<Vec<(usize, usize, usize)>>,
 }
 
@@ -530,67 +529,70 @@ fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> Dec
     let table = &layout.frame_table;
     let count_frames = table.count as usize;
     let vertex_count = count(layout.header.num_xyz) as usize;
-    // The frame table was checked against the file, so these reservations are bounded by its size.
+    let frame_stride = usize::try_from(table.stride).unwrap_or(usize::MAX);
+    // The whole frame block as one checked slice, cut into frames. Each frame is at least its
+    // 40-byte header and its vertices (framesize >= 40 + 4 × verts was checked with the header),
+    // so only a missing frame, or a non-finite scale or translate, fails, and `frame_parts`
+    // names it. The frames are read in passes of their own: the numbers, then the names, each
+    // a simple loop over fixed-size fields.
+    let block = r.bytes(table.offset, table.end().saturating_sub(table.offset), "frames")?;
+    let stride = frame_stride.max(1);
+    let complete = stride >= FRAME_HEADER_SIZE as usize && block.len() / stride >= count_frames;
+    let headers = || block.chunks_exact(stride).take(count_frames).map(|frame| frame.first_chunk().unwrap_or(&[0; 40]));
+    let transform_of = |header: &[u8; FRAME_HEADER_SIZE as usize]| {
+        let numbers: [u32; 6] = bytemuck::pod_read_unaligned(header.first_chunk::<24>().unwrap_or(&[0; 24]));
+        numbers.map(|n| f32::from_bits(u32::from_le(n)))
+    };
+    // An f32 is finite when its exponent bits are not all ones; no branch per frame.
+    let all_finite = headers().fold(true, |ok, header| {
+        ok & transform_of(header).iter().fold(true, |ok, n| ok & (n.to_bits() & 0x7F80_0000 != 0x7F80_0000))
+    });
+    if !complete || !all_finite {
+        for f in 0..table.count {
+            frame_parts(r, table, f, vertex_count as u64)?;
+        }
+        return Err(r.invalid("frame scale", table.offset, "a frame could not be read"));
+    }
+    let transforms = headers()
+        .map(|header| {
+            let [sx, sy, sz, tx, ty, tz] = transform_of(header);
+            (to_scene(Vec3::new(sx, sy, sz)), to_scene(Vec3::new(tx, ty, tz)))
+        })
+        .collect();
+    let times = (0..count_frames).map(|f| f as f32).collect();
+
+    // Names gather as bytes and are checked as UTF-8 once, after the loop.
+    let masks = clip_masks();
+    let mut name_bytes: Vec<u8> = Vec::with_capacity(count_frames * 16);
+    let mut runs: Vec<(usize, usize, usize)> = Vec::with_capacity(32);
+    let mut run_key = None;
+    let name_ranges = headers()
+        .enumerate()
+        .map(|(f, header)| {
+            let field = header.last_chunk::<16>().unwrap_or(&[0; 16]);
+            let start = name_bytes.len();
+            // The whole field is one fixed-size copy, cut back to the name before its NUL.
+            let length = name_length(field);
+            name_bytes.extend_from_slice(field);
+            name_bytes.truncate(start + length);
+            let key = clip_key(field, length, &masks);
+            match runs.last_mut() {
+                Some(run) if run_key == Some(key) => run.1 = f,
+                _ => runs.push((f, f, key.1)),
+            }
+            run_key = Some(key);
+            (start as u32, name_bytes.len() as u32)
+        })
+        .collect();
     let mut out = SceneFrames {
-        table: FrameTable {
-            times: Vec::with_capacity(count_frames),
-            transforms: Vec::with_capacity(count_frames),
-            name_text: String::new(),
-            name_ranges: Vec::with_capacity(count_frames),
-        },
+        table: FrameTable { times, transforms, name_text: String::new(), name_ranges },
         first_record: usize::try_from(table.offset.saturating_add(FRAME_HEADER_SIZE)).unwrap_or(usize::MAX),
-        frame_stride: usize::try_from(table.stride).unwrap_or(usize::MAX),
+        frame_stride,
         vertex_count,
         clip_runs: None,
     };
-    // The whole frame block as one checked slice, cut into frames (frame_size >= 40 + 4 × verts
-    // was checked with the header); a frame that does not fit goes through `frame_parts` for
-    // its error.
-    let block = r.bytes(table.offset, table.end().saturating_sub(table.offset), "frames")?;
-    let frames = block.chunks_exact(out.frame_stride.max(1)).take(count_frames);
-    // Names gather as bytes and are checked as UTF-8 once, after the loop.
-    let mut name_bytes: Vec<u8> = Vec::with_capacity(count_frames * 16);
-    let mut runs: Vec<(usize, usize, usize)> = Vec::new();
-    let mut run_key = None;
-    let mut runs_whole = true;
-    for (f, frame) in (0..table.count).zip(frames) {
-        let parsed = frame.split_first_chunk::<{ FRAME_HEADER_SIZE as usize }>().and_then(|(header, rest)| {
-            let (numbers, name_field) = header.split_first_chunk::<24>()?;
-            let &[sx, sy, sz, tx, ty, tz] = numbers.as_chunks::<4>().0 else { return None };
-            let [sx, sy, sz, tx, ty, tz] = [sx, sy, sz, tx, ty, tz].map(f32::from_le_bytes);
-            let (scale, translate) = (Vec3::new(sx, sy, sz), Vec3::new(tx, ty, tz));
-            // The vertices are only checked to fit here; their normals are scanned after the loop.
-            rest.get(..vertex_count.checked_mul(4)?)?;
-            Some((name_field.first_chunk::<16>()?, scale, translate))
-        });
-        let start = name_bytes.len();
-        let (scale, translate) = match parsed {
-            Some((field, scale, translate)) if scale.is_finite() && translate.is_finite() => {
-                // The whole field is one fixed-size copy, cut back to the name before its NUL.
-                let length = name_length(field);
-                name_bytes.extend_from_slice(field);
-                name_bytes.truncate(start + length);
-                let key = clip_key(field, length);
-                match runs.last_mut() {
-                    Some(run) if run_key == Some(key) => run.1 = f as usize,
-                    _ => runs.push((f as usize, f as usize, key.1)),
-                }
-                run_key = Some(key);
-                (scale, translate)
-            }
-            _ => {
-                let (name, scale, translate, _) = frame_parts(r, table, f, vertex_count as u64)?;
-                name_bytes.extend_from_slice(name);
-                runs_whole = false;
-                (scale, translate)
-            }
-        };
-        out.table.name_ranges.push((start as u32, name_bytes.len() as u32));
-        out.table.transforms.push((to_scene(scale), to_scene(translate)));
-        out.table.times.push(f as f32);
-    }
     let names_as_stored = set_frame_names(&mut out.table, name_bytes);
-    out.clip_runs = (runs_whole && names_as_stored).then_some(runs);
+    out.clip_runs = names_as_stored.then_some(runs);
     let vertex_bytes = vertex_count.saturating_mul(4);
     if any_normal_past_table(block, out.frame_stride, count_frames, vertex_bytes) {
         for (f, frame) in block.chunks_exact(out.frame_stride.max(1)).take(count_frames).enumerate() {
@@ -612,11 +614,17 @@ fn name_length(field: &[u8; 16]) -> usize {
     (zero_bytes.trailing_zeros() / 8) as usize
 }
 
+/// `masks[n]` keeps the low `n` bytes of a 16-byte word, for [`clip_key`]: a table look-up
+/// instead of a 128-bit shift by a variable amount, which was most of that function's cost.
+fn clip_masks() -> [u128; 17] {
+    std::array::from_fn(|kept| u128::MAX.checked_shr(128 - 8 * kept as u32).unwrap_or(0))
+}
+
 /// The clip of a frame whose name field is `field` and name `length` bytes long, as a key that
 /// compares whole in one word: the clip's name as [`group_frames`] finds it (the name minus its
 /// trailing digits, all of it when all are digits, [`UNNAMED_CLIP`] when empty) masked out of
-/// the field, and its length.
-fn clip_key(field: &[u8; 16], length: usize) -> (u128, usize) {
+/// the field, and its length. `masks` is [`clip_masks`].
+fn clip_key(field: &[u8; 16], length: usize, masks: &[u128; 17]) -> (u128, usize) {
     let (bytes, kept) = match length {
         0 => {
             let mut unnamed = [0u8; 16];
@@ -625,7 +633,7 @@ fn clip_key(field: &[u8; 16], length: usize) -> (u128, usize) {
         }
         _ => (*field, clip_length(field.get(..length).unwrap_or(&[]))),
     };
-    let mask = if kept >= 16 { u128::MAX } else { (1u128 << (8 * kept)) - 1 };
+    let mask = masks.get(kept).copied().unwrap_or(u128::MAX);
     (u128::from_le_bytes(bytes) & mask, kept)
 }
 
@@ -670,7 +678,8 @@ pub fn decode_shared(data: SharedBytes) -> DecodeResult<Scene> {
     let mut layout = read_layout(&r, KeepCommands::No)?;
     let mut warnings = std::mem::take(&mut layout.warnings);
     let frames = decode_frames(&r, &layout, &mut warnings)?;
-    let mut scene = build_scene(&layout, frames, data.clone());
+    let skins = std::mem::take(&mut layout.skins);
+    let mut scene = build_scene(&layout, skins, frames, data.clone());
     scene.warnings = warnings;
     Ok(scene)
 }
@@ -680,7 +689,7 @@ const NO_PAIR: u32 = u32::MAX;
 
 /// Builds the scene: one mesh node, render vertices from unique (vertex, st) pairs, a material
 /// per skin (the first one used), and one clip per frame group (frames shared, not copied).
-fn build_scene(layout: &Layout, frames: SceneFrames, bytes: SharedBytes) -> Scene {
+fn build_scene(layout: &Layout, skins: Vec<String>, frames: SceneFrames, bytes: SharedBytes) -> Scene {
     let h = &layout.header;
     let mut scene = Scene::new(FormatKind::Quake2Md2, SceneKind::Mesh);
     scene.version = VERSION as u32;
@@ -755,10 +764,10 @@ fn build_scene(layout: &Layout, frames: SceneFrames, bytes: SharedBytes) -> Scen
         _ => (Vec::new(), Vec::new()),
     };
 
-    scene.materials.reserve_exact(layout.skins.len().max(1));
-    for (i, skin) in layout.skins.iter().enumerate() {
+    scene.materials.reserve_exact(skins.len().max(1));
+    for (i, skin) in skins.into_iter().enumerate() {
         let mut m = Material::new(format!("skin {i}"));
-        m.texture = Some(skin.clone());
+        m.texture = Some(skin);
         scene.materials.push(m);
     }
     if scene.materials.is_empty() {
@@ -1109,6 +1118,41 @@ mod tests {
         word(&mut broken, 16, 3);
         assert!(read(&broken).unwrap().gl_commands.is_empty());
         assert_eq!(parsed(&broken), Some(0));
+    }
+
+    #[test]
+    fn clip_masks_keep_the_low_bytes() {
+        let masks = clip_masks();
+        for (kept, &mask) in masks.iter().enumerate() {
+            let bytes = mask.to_le_bytes();
+            assert!(bytes[..kept].iter().all(|&b| b == 0xFF) && bytes[kept..].iter().all(|&b| b == 0), "{kept}");
+        }
+    }
+
+    /// A NaN or infinite scale or translate in any frame, at any of the six numbers, is an
+    /// error naming that frame, and the frames before it do not hide it.
+    #[test]
+    fn a_non_finite_scale_or_translate_names_its_frame() {
+        let mut spec = small_spec();
+        spec.frames.push(spec.frames[0].clone());
+        for frame in 0..spec.frames.len() {
+            for number in 0..6 {
+                for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+                    let mut spec = spec.clone();
+                    let fields = &mut spec.frames[frame];
+                    if number < 3 {
+                        fields.scale[number] = bad
+                    } else {
+                        fields.translate[number - 3] = bad
+                    }
+                    let error = decode(&spec.to_bytes()).expect_err("a non-finite frame number fails").to_string();
+                    assert!(error.contains(&format!("frame {frame} has a non-finite")), "{error}");
+                }
+            }
+        }
+        // Finite extremes decode.
+        spec.frames[1].scale = [f32::MAX, f32::MIN_POSITIVE, -0.0];
+        assert!(decode(&spec.to_bytes()).is_ok());
     }
 
     /// Frame names are checked as UTF-8 together; a name that is not valid is made valid on its
