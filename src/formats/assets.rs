@@ -767,8 +767,10 @@ pub fn image_file(path: &Path) -> Option<Arc<dyn ImageSource>> {
 pub fn attach_images(scene: &mut Scene, assets: &mut Assets, extra: &[PathBuf]) {
     let search = texture_dirs(scene.path.as_deref(), extra);
     scene.image_search = search.iter().map(|d| d.display().to_string()).collect();
-    let mut by_name: HashMap<String, usize> =
-        scene.images.iter().enumerate().map(|(i, image)| (image.name.to_lowercase(), i)).collect();
+    // Most models name a few images: a scan comparing names without case then beats
+    // lower-casing every name into a hash key, an allocation each.
+    let mut by_name: Option<HashMap<String, usize>> = (scene.images.len() + scene.materials.len() > IMAGE_SCAN_LIMIT)
+        .then(|| scene.images.iter().enumerate().map(|(i, image)| (image.name.to_lowercase(), i)).collect());
     for image in scene.images.iter_mut().filter(|image| image.source.is_none()) {
         if let Some(found) = assets.resolve_texture(&image.name, &search) {
             *image = SceneImage::new(image.name.clone(), Some(Arc::new(found)));
@@ -779,18 +781,64 @@ pub fn attach_images(scene: &mut Scene, assets: &mut Assets, extra: &[PathBuf]) 
         if material.image.is_some() {
             continue;
         }
-        let index = *by_name.entry(name.to_lowercase()).or_insert_with(|| {
+        let images = &mut scene.images;
+        let mut add = |images: &mut Vec<SceneImage>| {
             let source = assets.resolve_texture(name, &search).map(|a| Arc::new(a) as Arc<dyn ImageSource>);
-            scene.images.push(SceneImage::new(name, source));
-            scene.images.len() - 1
-        });
+            images.push(SceneImage::new(name, source));
+            images.len() - 1
+        };
+        let index = match &mut by_name {
+            Some(by_name) => *by_name.entry(name.to_lowercase()).or_insert_with(|| add(images)),
+            // The last image of that name, as the map keeps the last one inserted.
+            None => match images.iter().rposition(|image| same_without_case(&image.name, name)) {
+                Some(index) => index,
+                None => add(images),
+            },
+        };
         material.image = Some(index);
     }
+}
+
+/// Up to this many images and materials, [`attach_images`] finds images by a scan.
+const IMAGE_SCAN_LIMIT: usize = 32;
+
+/// Whether two names are equal once lower-cased (`str::to_lowercase`), allocating only for
+/// names outside ASCII.
+fn same_without_case(a: &str, b: &str) -> bool {
+    if a.is_ascii() && b.is_ascii() { a.eq_ignore_ascii_case(b) } else { a.to_lowercase() == b.to_lowercase() }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Materials find their images the same way whether `attach_images` scans or hashes:
+    /// names equal without case (ASCII or not) share one image, and a name already among the
+    /// images takes the last image of that name.
+    #[test]
+    fn images_are_shared_by_name_without_case_in_both_lookups() {
+        use crate::scene::{FormatKind, Material, SceneImage, SceneKind};
+        let names = ["A.pcx", "a.PCX", "b.pcx", "\u{C9}t\u{C9}.pcx", "\u{E9}t\u{E9}.PCX", "c.pcx", "B.Pcx", "old.pcx"];
+        let assign = |padding: usize| {
+            let mut scene = Scene::new(FormatKind::Quake2Md2, SceneKind::Mesh);
+            scene.images = vec![SceneImage::new("OLD.pcx", None), SceneImage::new("old.PCX", None)];
+            for (i, name) in names.iter().chain(std::iter::repeat_n(&"pad.pcx", padding)).enumerate() {
+                let mut material = Material::new(format!("m{i}"));
+                material.texture = Some(name.to_string());
+                scene.materials.push(material);
+            }
+            attach_images(&mut scene, &mut Assets::new(), &[]);
+            let images: Vec<String> = scene.images.iter().map(|image| image.name.clone()).collect();
+            let picked: Vec<Option<usize>> = scene.materials.iter().take(names.len()).map(|m| m.image).collect();
+            (images, picked)
+        };
+        let (scanned_images, scanned) = assign(0);
+        let (hashed_images, hashed) = assign(IMAGE_SCAN_LIMIT);
+        assert_eq!(scanned, [Some(2), Some(2), Some(3), Some(4), Some(4), Some(5), Some(3), Some(1)]);
+        assert_eq!(scanned, hashed);
+        assert_eq!(scanned_images[..6], hashed_images[..6]);
+        assert_eq!(scanned_images.len(), 6);
+    }
 
     #[test]
     fn candidates_try_known_extensions_case_insensitively() {
