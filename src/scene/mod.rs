@@ -937,7 +937,9 @@ pub struct PackedFrames {
     pub vertex_count: usize,
     /// Which packed byte feeds scene x, y and z (the axis mapping folded into the layout).
     pub lanes: [u8; 3],
-    pub normal_table: std::sync::Arc<[Vec3]>,
+    /// The table normal indices name (for Quake II its 162 normals, built once per process),
+    /// borrowed for the process, so a clip's copy counts no reference.
+    pub normal_table: &'static [Vec3],
 }
 
 impl PackedFrames {

@@ -457,7 +457,7 @@ struct SceneFrames {
 const SCENE_LANES: [u8; 3] = [0, 2, 1];
 
 /// The anorms table in scene axes, built once per process and shared by every decoded model.
-static SCENE_NORMALS: std::sync::LazyLock<Arc<[Vec3]>> =
+static SCENE_NORMALS: std::sync::LazyLock<Vec<Vec3>> =
     std::sync::LazyLock::new(|| normals::NORMALS.iter().map(|&n| to_scene(Vec3::from_array(n))).collect());
 
 /// Bytes folded per step of the normal scan: four 16-byte vectors, or two 32-byte ones with AVX2.
@@ -757,7 +757,7 @@ fn build_scene(layout: &Layout, skins: Vec<String>, frames: SceneFrames, bytes: 
     let table = Arc::new(frames.table);
     let template = PackedFrames {
         lanes: SCENE_LANES,
-        normal_table: SCENE_NORMALS.clone(),
+        normal_table: SCENE_NORMALS.as_slice(),
         records: bytes,
         first: frames.first_record,
         frame_stride: frames.frame_stride,
