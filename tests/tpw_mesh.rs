@@ -161,9 +161,9 @@ fn normals_average_unit_face_normals() {
 #[test]
 fn unknown_fields_are_kept_raw() {
     let scene = tpw::decode(&island().to_bytes()).unwrap();
-    let names: Vec<&str> = scene.raw.iter().map(|f| f.name.as_str()).collect();
+    let names: Vec<&str> = scene.raw.iter().map(|f| f.name.as_ref()).collect();
     assert!(names.contains(&"pointer 0x4c") && names.contains(&"pointer 0xac"), "{names:?}");
-    let mesh_raw: Vec<&str> = scene.meshes[0].raw.iter().map(|f| f.name.as_str()).collect();
+    let mesh_raw: Vec<&str> = scene.meshes[0].raw.iter().map(|f| f.name.as_ref()).collect();
     for field in ["unknown 0x50", "unknown 0x74", "unknown 0x90", "unknown 0x98"] {
         assert!(mesh_raw.contains(&field), "{field} missing from {mesh_raw:?}");
     }

@@ -464,7 +464,7 @@ fn raw_fields_ui(ui: &mut Ui, title: &str, fields: &[RawField]) {
     }
     egui::Grid::new(title).striped(true).num_columns(3).show(ui, |ui| {
         for f in fields {
-            ui.label(&f.name);
+            ui.label(f.name.as_ref());
             ui.monospace(format!("@{:#x}", f.offset));
             ui.monospace(format!("{:#x} ({})", f.value, f.value));
             ui.end_row();

@@ -88,14 +88,15 @@ pub enum SceneKind {
 /// A raw, not-yet-understood field kept for people reverse-engineering the format.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RawField {
-    pub name: String,
+    /// The field's name: most are fixed text, borrowed with no allocation of their own.
+    pub name: std::borrow::Cow<'static, str>,
     /// Absolute file offset of the field.
     pub offset: u64,
     pub value: u64,
 }
 
 impl RawField {
-    pub fn new(name: impl Into<String>, offset: u64, value: u64) -> Self {
+    pub fn new(name: impl Into<std::borrow::Cow<'static, str>>, offset: u64, value: u64) -> Self {
         Self { name: name.into(), offset, value }
     }
 }
@@ -937,8 +938,8 @@ pub struct PackedFrames {
     pub vertex_count: usize,
     /// Which packed byte feeds scene x, y and z (the axis mapping folded into the layout).
     pub lanes: [u8; 3],
-    /// The table normal indices name (for Quake II its 162 normals, built once per process),
-    /// borrowed for the process, so a clip's copy counts no reference.
+    /// The table that normal indices point into (for Quake II its 162 normals, built once per
+    /// process), borrowed for the process, so a clip's copy counts no reference.
     pub normal_table: &'static [Vec3],
 }
 

@@ -140,7 +140,7 @@ impl Scene {
             }
             let sources = mesh.source_positions.len();
             let vertices = mesh.vertex_source.len();
-            // A branch-free maximum first (vectorised); the search runs only when it fails.
+            // A branch-free fold of compares first (vectorised); the search runs only when it fails.
             if let Some(v) = any_at_or_above(&mesh.vertex_source, sources)
                 .then(|| mesh.vertex_source.iter().position(|&s| s as usize >= sources))
                 .flatten()

@@ -541,10 +541,11 @@ fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> Dec
     let vertex_count = count(layout.header.num_xyz) as usize;
     let frame_stride = usize::try_from(table.stride).unwrap_or(usize::MAX);
     // The whole frame block as one checked slice, cut into frames. Each frame is at least its
-    // 40-byte header and its vertices (framesize >= 40 + 4 × verts was checked with the header),
-    // so only a missing frame, or a non-finite scale or translate, fails, and `frame_parts`
-    // names it. The frames are read in passes of their own: the numbers, then the names, each
-    // a simple loop over fixed-size fields.
+    // 40-byte header and its vertices (framesize >= 40 + 4 × verts was checked with the header,
+    // and the table against the file), so only a non-finite scale or translate fails, and
+    // `frame_parts` names it; `complete` and the error after that loop are a safeguard only.
+    // The frames are read in passes of their own: the numbers, then the names, each a simple
+    // loop over fixed-size fields.
     let block = r.bytes(table.offset, table.end().saturating_sub(table.offset), "frames")?;
     let stride = frame_stride.max(1);
     let complete = stride >= FRAME_HEADER_SIZE as usize && block.len() / stride >= count_frames;
