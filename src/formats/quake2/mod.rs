@@ -26,6 +26,7 @@ use super::error::DecodeResult;
 use super::frame_clips::{UNNAMED_CLIP, clip_length, group_frames, name_runs};
 use super::quake_axes::to_scene;
 use super::reader::Reader;
+use crate::scene::validate::not_finite_bits;
 use crate::scene::{
     Aabb, Channel, Clip, FormatKind, FrameTable, Material, Mesh, Node, NodeKind, PackedFrames, RawField, Scene,
     SceneKind, SharedBytes, Submesh,
@@ -554,10 +555,9 @@ fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> Dec
         let numbers: [u32; 6] = bytemuck::pod_read_unaligned(header.first_chunk::<24>().unwrap_or(&[0; 24]));
         numbers.map(|n| f32::from_bits(u32::from_le(n)))
     };
-    // An f32 is finite when its exponent bits are not all ones; no branch per frame.
-    let all_finite = headers().fold(true, |ok, header| {
-        ok & transform_of(header).iter().fold(true, |ok, n| ok & (n.to_bits() & 0x7F80_0000 != 0x7F80_0000))
-    });
+    // No branch per frame.
+    let all_finite = headers()
+        .fold(true, |ok, header| ok & transform_of(header).iter().fold(true, |ok, &n| ok & !not_finite_bits(n)));
     if !complete || !all_finite {
         for f in 0..table.count {
             frame_parts(r, table, f, vertex_count as u64)?;
