@@ -14,6 +14,7 @@ pub mod demo;
 pub mod export;
 pub mod formats;
 pub mod fuzzing;
+pub mod heap;
 pub mod info;
 #[cfg(feature = "viewer")]
 pub mod render;

@@ -135,6 +135,8 @@ struct ScanArgs {
 }
 
 fn main() -> ExitCode {
+    // Opening model after model reuses the heap rather than fault it in again (see `heap`).
+    mdview::heap::keep_freed_memory();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
     let result = match cli.command {

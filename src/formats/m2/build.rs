@@ -248,8 +248,8 @@ fn build_meshes(model: &M2Model, skin: &Skin, scene: &mut Scene) -> Vec<Option<u
             triangles.push(corners);
         }
         let source_positions: Vec<Vec3> = used.iter().map(|v| axes::position(v.position)).collect();
-        let normals: Vec<Vec3> =
-            used.iter().map(|v| axes::position(v.normal).try_normalize().unwrap_or(Vec3::Y)).collect();
+        let mut normals: Vec<Vec3> = used.iter().map(|v| axes::position(v.normal)).collect();
+        normalize_or_up(&mut normals);
         let uvs: Vec<Vec2> = used.iter().map(|v| Vec2::from_array(v.uv)).collect();
         let (ranges, influences) = if bone_count > 0 { skin_influences(&used, bone_count) } else { Default::default() };
         let n = source_positions.len() as u32;
@@ -299,6 +299,25 @@ fn build_meshes(model: &M2Model, skin: &Skin, scene: &mut Scene) -> Vec<Option<u
         ));
     }
     out
+}
+
+/// Scales each vector to unit length, or makes it `Vec3::Y` where it has none, with the
+/// same arithmetic as `try_normalize().unwrap_or(Vec3::Y)`. The square roots and divisions
+/// of eight vectors run together, which vectorises; one at a time, each waited on the last.
+fn normalize_or_up(vectors: &mut [Vec3]) {
+    fn scale(vectors: &mut [Vec3], reciprocals: &mut [f32]) {
+        for (r, v) in reciprocals.iter_mut().zip(vectors.iter()) {
+            *r = 1.0 / v.length_squared().sqrt();
+        }
+        for (v, &r) in vectors.iter_mut().zip(reciprocals.iter()) {
+            *v = if r.is_finite() && r > 0.0 { *v * r } else { Vec3::Y };
+        }
+    }
+    let (groups, rest) = vectors.as_chunks_mut::<8>();
+    for group in groups {
+        scale(group, &mut [0.0; 8]);
+    }
+    scale(rest, &mut [0.0; 8]);
 }
 
 /// The bone influences of each vertex in `used` (of a model with `bone_count` > 0 bones):
@@ -823,6 +842,25 @@ mod tests {
     use crate::formats::m2::model::{Bone, Sequence};
     use crate::scene::Key;
     use crate::scene::anim::Pose;
+
+    /// The batched normalisation gives `try_normalize().unwrap_or(Vec3::Y)` to the bit, at
+    /// every length (whole groups of eight and the rest) and on zero, tiny, huge, infinite and
+    /// NaN vectors.
+    #[test]
+    fn batched_normalisation_matches_try_normalize() {
+        let odd = [0.0, -0.0, 1e-30, -1e-45, 3.5, -2.25, 1e20, 3e38, f32::INFINITY, f32::NAN, 0.6, -0.8];
+        let vectors: Vec<Vec3> = (0..odd.len() * 3)
+            .map(|i| Vec3::new(odd[i % odd.len()], odd[(i * 5 + 1) % odd.len()], odd[(i * 7 + 2) % odd.len()]))
+            .collect();
+        for length in 0..=vectors.len() {
+            let mut batched = vectors[..length].to_vec();
+            normalize_or_up(&mut batched);
+            for (got, v) in batched.iter().zip(&vectors[..length]) {
+                let want = v.try_normalize().unwrap_or(Vec3::Y);
+                assert_eq!(got.to_array().map(f32::to_bits), want.to_array().map(f32::to_bits), "{v}");
+            }
+        }
+    }
 
     /// One bone whose translation is a two-key track on global sequence 0 (200 ms: x from 0 to
     /// 20 units; bone keys are held in scene axes), in a model with one 100 ms sequence.

@@ -11,6 +11,7 @@ use super::layout::*;
 use super::tracks::{self, KeySource, Track, TrackReader, m2array};
 use crate::formats::error::DecodeResult;
 use crate::formats::reader::{Reader, Table};
+use crate::scene::validate::not_finite_bits;
 
 pub const FORMAT: &str = "wow-m2";
 
@@ -321,11 +322,13 @@ pub fn decode(data: &[u8], anims: &[Option<&[u8]>]) -> DecodeResult<M2Model> {
     for record in records {
         let (floats, _) = record.as_chunks::<4>();
         let &[p0, p1, p2, weights, bones, n0, n1, n2, u, v, _, _] = floats else { continue };
-        let [p0, p1, p2, n0, n1, n2, u, v] = [p0, p1, p2, n0, n1, n2, u, v].map(f32::from_le_bytes);
+        let values = [p0, p1, p2, n0, n1, n2, u, v].map(f32::from_le_bytes);
+        let [p0, p1, p2, n0, n1, n2, u, v] = values;
         let mut position = Vec3::new(p0, p1, p2);
         let mut normal = Vec3::new(n0, n1, n2);
         let mut uv = [u, v];
-        if !position.is_finite() || !normal.is_finite() || !uv.iter().all(|v| v.is_finite()) {
+        // One branch on a fold of bit tests, not eight short-circuit `is_finite` compares.
+        if values.iter().fold(false, |any, &value| any | not_finite_bits(value)) {
             non_finite += 1;
             position = if position.is_finite() { position } else { Vec3::ZERO };
             normal = if normal.is_finite() { normal } else { Vec3::Z };
