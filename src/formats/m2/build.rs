@@ -200,9 +200,9 @@ fn build_skeleton(model: &M2Model, scene: &mut Scene) {
 /// One mesh per skin submesh; returns the mesh of each submesh (`None` when dropped).
 fn build_meshes(model: &M2Model, skin: &Skin, scene: &mut Scene) -> Vec<Option<usize>> {
     let bone_count = model.bones.len();
-    // Skin vertex → local vertex of the mesh being built, stamped per mesh (allocated once).
-    let mut stamp = vec![u32::MAX; skin.lookup.len()];
-    let mut local = vec![0u32; skin.lookup.len()];
+    // Skin vertex → [the mesh that numbered it last, its local number there]: one lookup per
+    // corner (allocated once for all meshes).
+    let mut numbered = vec![[u32::MAX, 0u32]; skin.lookup.len()];
     let mut out = Vec::with_capacity(skin.submeshes.len());
     let mut bad_vertices = 0usize;
     for (si, sub) in skin.submeshes.iter().enumerate() {
@@ -234,16 +234,16 @@ fn build_meshes(model: &M2Model, skin: &Skin, scene: &mut Scene) -> Vec<Option<u
             for (corner, &skin_vertex) in corners.iter_mut().zip(tri) {
                 let sv = usize::from(skin_vertex);
                 let vertex = skin.lookup.get(sv).and_then(|&v| model.vertices.get(usize::from(v)));
-                let (Some(vertex), Some(s), Some(l)) = (vertex, stamp.get_mut(sv), local.get_mut(sv)) else {
+                let (Some(vertex), Some([stamp, local])) = (vertex, numbered.get_mut(sv)) else {
                     bad_vertices += 1;
                     continue 'tri;
                 };
-                if *s != stamp_value {
-                    *s = stamp_value;
-                    *l = used.len() as u32;
+                if *stamp != stamp_value {
+                    *stamp = stamp_value;
+                    *local = used.len() as u32;
                     used.push(vertex);
                 }
-                *corner = *l;
+                *corner = *local;
             }
             triangles.push(corners);
         }
@@ -323,6 +323,7 @@ fn normalize_or_up(vectors: &mut [Vec3]) {
 /// The bone influences of each vertex in `used` (of a model with `bone_count` > 0 bones):
 /// weights on existing bones, scaled to sum to 1. A vertex with no usable weight follows the
 /// first bone rather than collapse to the origin.
+#[inline(never)]
 fn skin_influences(used: &[&Vertex], bone_count: usize) -> (Vec<(u32, u32)>, Vec<Influence>) {
     let mut ranges = Vec::with_capacity(used.len());
     let mut influences = Vec::with_capacity(used.len() * 2);
@@ -330,16 +331,14 @@ fn skin_influences(used: &[&Vertex], bone_count: usize) -> (Vec<(u32, u32)>, Vec
         let first = influences.len() as u32;
         let offset = axes::position(vertex.position);
         let normal = axes::position(vertex.normal);
-        let total: u32 = vertex
-            .weights
-            .iter()
-            .zip(vertex.bones)
-            .filter(|&(_, b)| usize::from(b) < bone_count)
-            .map(|(&w, _)| u32::from(w))
-            .sum();
-        for (&w, b) in vertex.weights.iter().zip(vertex.bones) {
-            if w > 0 && usize::from(b) < bone_count && total > 0 {
-                influences.push(Influence { joint: u32::from(b), weight: f32::from(w) / total as f32, offset, normal });
+        let on_a_bone = vertex.bones.map(|b| usize::from(b) < bone_count);
+        let total: u32 = vertex.weights.iter().zip(on_a_bone).map(|(&w, on)| u32::from(w) * u32::from(on)).sum();
+        if total > 0 {
+            let total = total as f32;
+            for ((&w, b), on) in vertex.weights.iter().zip(vertex.bones).zip(on_a_bone) {
+                if w > 0 && on {
+                    influences.push(Influence { joint: u32::from(b), weight: f32::from(w) / total, offset, normal });
+                }
             }
         }
         if influences.len() as u32 == first {

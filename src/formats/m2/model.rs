@@ -306,7 +306,6 @@ pub fn decode(data: &[u8], anims: &[Option<&[u8]>]) -> DecodeResult<M2Model> {
 
     let vertices = array(&r, HDR_VERTICES, VERTEX_SIZE, "vertices")?;
     let bytes = r.bytes(vertices.offset, vertices.count * VERTEX_SIZE, "vertices")?;
-    m.vertices.reserve(vertices.count as usize);
     let mut non_finite = 0usize;
     // Whole 48-byte records split at fixed offsets (position 0x00, weights 0x0C, bones 0x10,
     // normal 0x14, uv0 0x20; uv1 at 0x28 is not used): no per-field check in the loop.
@@ -319,23 +318,27 @@ pub fn decode(data: &[u8], anims: &[Option<&[u8]>]) -> DecodeResult<M2Model> {
             && VTX_UV0 == 32
     );
     let (records, _) = bytes.as_chunks::<48>();
-    for record in records {
-        let (floats, _) = record.as_chunks::<4>();
-        let &[p0, p1, p2, weights, bones, n0, n1, n2, u, v, _, _] = floats else { continue };
-        let values = [p0, p1, p2, n0, n1, n2, u, v].map(f32::from_le_bytes);
-        let [p0, p1, p2, n0, n1, n2, u, v] = values;
-        let mut position = Vec3::new(p0, p1, p2);
-        let mut normal = Vec3::new(n0, n1, n2);
-        let mut uv = [u, v];
-        // One branch on a fold of bit tests, not eight short-circuit `is_finite` compares.
-        if values.iter().fold(false, |any, &value| any | not_finite_bits(value)) {
-            non_finite += 1;
-            position = if position.is_finite() { position } else { Vec3::ZERO };
-            normal = if normal.is_finite() { normal } else { Vec3::Z };
-            uv = uv.map(|v| if v.is_finite() { v } else { 0.0 });
-        }
-        m.vertices.push(Vertex { position, weights, bones, normal, uv });
-    }
+    // Collected from a map over whole records: the exact length is known up front, so there
+    // is no capacity check per vertex as there was with `push`.
+    m.vertices = records
+        .iter()
+        .map(|record| {
+            let [p0, p1, p2, weights, bones, n0, n1, n2, u, v, _, _]: [[u8; 4]; 12] = bytemuck::cast(*record);
+            let values = [p0, p1, p2, n0, n1, n2, u, v].map(f32::from_le_bytes);
+            let [p0, p1, p2, n0, n1, n2, u, v] = values;
+            let mut position = Vec3::new(p0, p1, p2);
+            let mut normal = Vec3::new(n0, n1, n2);
+            let mut uv = [u, v];
+            // One branch on a fold of bit tests, not eight short-circuit `is_finite` compares.
+            if values.iter().fold(false, |any, &value| any | not_finite_bits(value)) {
+                non_finite += 1;
+                position = if position.is_finite() { position } else { Vec3::ZERO };
+                normal = if normal.is_finite() { normal } else { Vec3::Z };
+                uv = uv.map(|v| if v.is_finite() { v } else { 0.0 });
+            }
+            Vertex { position, weights, bones, normal, uv }
+        })
+        .collect();
     if non_finite > 0 {
         m.warnings.push(format!("{non_finite} vertices had NaN or infinite values; those values were zeroed"));
     }
