@@ -5,7 +5,8 @@
    Assimp::Importer::ReadFileFromMemory, no post-processing) and examples/peer_decode.rs
    (mdview::formats::decode_shared, from a shared buffer it keeps a view of) time the same
    files the same way: file read once, the call repeated RUNS times, timer around the call
-   only, median reported. assimp builds frame 0 only; mdview decodes every frame.
+   only, median reported. assimp builds frame 0 only; mdview decodes every frame. Both run
+   on the same heap settings (mdview sets them with mallopt, assimp gets them as glibc tunables).
    Virtual machines change speed from one process to the next (by up to 2x here), so the two
    sides are interleaved: in each of ROUNDS rounds, each file is timed by both harnesses back
    to back (the order swapped every round), both pinned to the same CPU, and the file's ratio
@@ -60,10 +61,19 @@ def build(cargo=True):
     return harness, ROOT / "target" / "release" / "mdview", ROOT / "target" / "release" / "examples" / "peer_decode"
 
 
-def in_process(command):
+# mdview keeps freed heap for the next open (src/heap.rs: glibc's mallopt, trim threshold 64 MiB,
+# own mappings from 32 MiB); assimp's sides get the same settings through glibc's tunables, so
+# both run on the same heap. The string is `mdview::heap::GLIBC_TUNABLES`.
+ASSIMP_ENV = dict(
+    os.environ,
+    GLIBC_TUNABLES="glibc.malloc.trim_threshold=67108864:glibc.malloc.mmap_threshold=33554432",
+)
+
+
+def in_process(command, env=None):
     """{path: median µs} from a harness printing "<path>\\t<median>\\t<min>" lines; empty (each
     file then shows n/a) when the harness fails, so one crash does not end the comparison."""
-    done = subprocess.run(command, capture_output=True, text=True)
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
     if done.returncode != 0:
         print(f"harness failed ({done.returncode}): {' '.join(command)}", file=sys.stderr)
         return {}
@@ -94,7 +104,8 @@ def in_process_rounds(harness, peer_decode, files, runs, rounds, cpu):
                 "mdview": prefix + [str(peer_decode), str(runs), f],
             }
             order = ["assimp", "mdview"] if r % 2 == 0 else ["mdview", "assimp"]
-            times = {side: in_process(sides[side]).get(f) for side in order}
+            envs = {"assimp": ASSIMP_ENV, "mdview": None}
+            times = {side: in_process(sides[side], envs[side]).get(f) for side in order}
             pairs[f].append((times["assimp"], times["mdview"]))
     return pairs
 
@@ -134,13 +145,13 @@ def rounds_table(title, pairs, rounds):
             print(f"each round's median ratio: {listed}")
 
 
-def process_median(command, repeats):
+def process_median(command, repeats, env=None):
     """Median wall time in ms of `repeats` runs of `command` (after one unmeasured run)."""
-    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     times = []
     for _ in range(repeats):
         started = time.perf_counter()
-        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         times.append((time.perf_counter() - started) * 1000.0)
         if done.returncode != 0:
             return None
@@ -210,11 +221,11 @@ def main():
                 info_rows, export_rows = [], []
                 for f in files:
                     info_rows.append(
-                        (label(f), process_median([assimp, "info", f], args.repeats),
+                        (label(f), process_median([assimp, "info", f], args.repeats, ASSIMP_ENV),
                          process_median([str(mdview), "info", f], args.repeats))
                     )
                     export_rows.append(
-                        (label(f), process_median([assimp, "export", f, obj], args.repeats),
+                        (label(f), process_median([assimp, "export", f, obj], args.repeats, ASSIMP_ENV),
                          process_median([str(mdview), "export", f, "-o", obj], args.repeats))
                     )
             table(f"Whole process `info`, median of {args.repeats}", "ms", info_rows)
