@@ -36,18 +36,19 @@ fn check_index(location: impl FnOnce() -> String, index: usize, len: usize, of: 
 /// common all-finite case is one branch-free pass that the compiler vectorises; only a failure
 /// pays for the search. Decoders use it too, on `bytemuck::cast_slice` of their vectors.
 pub fn first_non_finite(components: &[f32], width: usize) -> Option<usize> {
-    // Folded as bit masks in 32-bit lanes, which the compiler turns into four compares per
-    // instruction; a fold of `is_finite` bools was not.
-    let not_finite = components.iter().fold(0u32, |any, &c| any | u32::from(not_finite_bits(c)));
-    let all_finite = not_finite == 0;
-    if all_finite { None } else { components.iter().position(|c| !c.is_finite()).map(|i| i / width.max(1)) }
+    if any_not_finite(components) {
+        components.iter().position(|c| !c.is_finite()).map(|i| i / width.max(1))
+    } else {
+        None
+    }
 }
 
-/// Whether `value` is NaN or infinite, as a bit test (its exponent bits all ones) that folds
-/// without a branch and vectorises, unlike `is_finite`.
+/// Whether any value is NaN or infinite: one branch-free fold of bit tests (exponent bits all
+/// ones) in 32-bit lanes, which the compiler turns into four compares per instruction; a fold
+/// of `is_finite` bools was not. Decoders use it on a record's numbers, a frame's, a mesh's.
 #[inline]
-pub fn not_finite_bits(value: f32) -> bool {
-    value.to_bits() & 0x7F80_0000 == 0x7F80_0000
+pub fn any_not_finite(values: &[f32]) -> bool {
+    values.iter().fold(0u32, |any, &value| any | u32::from(value.to_bits() & 0x7F80_0000 == 0x7F80_0000)) != 0
 }
 
 /// Whether any index is `limit` or more: a branch-free fold of compares, which the compiler

@@ -323,6 +323,7 @@ fn normalize_or_up(vectors: &mut [Vec3]) {
 /// The bone influences of each vertex in `used` (of a model with `bone_count` > 0 bones):
 /// weights on existing bones, scaled to sum to 1. A vertex with no usable weight follows the
 /// first bone rather than collapse to the origin.
+// Not inlined into `build`: in that large body its loop kept the vectors' lengths on the stack.
 #[inline(never)]
 fn skin_influences(used: &[&Vertex], bone_count: usize) -> (Vec<(u32, u32)>, Vec<Influence>) {
     let mut ranges = Vec::with_capacity(used.len());

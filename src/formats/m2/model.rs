@@ -11,7 +11,7 @@ use super::layout::*;
 use super::tracks::{self, KeySource, Track, TrackReader, m2array};
 use crate::formats::error::DecodeResult;
 use crate::formats::reader::{Reader, Table};
-use crate::scene::validate::not_finite_bits;
+use crate::scene::validate::any_not_finite;
 
 pub const FORMAT: &str = "wow-m2";
 
@@ -330,7 +330,7 @@ pub fn decode(data: &[u8], anims: &[Option<&[u8]>]) -> DecodeResult<M2Model> {
             let mut normal = Vec3::new(n0, n1, n2);
             let mut uv = [u, v];
             // One branch on a fold of bit tests, not eight short-circuit `is_finite` compares.
-            if values.iter().fold(false, |any, &value| any | not_finite_bits(value)) {
+            if any_not_finite(&values) {
                 non_finite += 1;
                 position = if position.is_finite() { position } else { Vec3::ZERO };
                 normal = if normal.is_finite() { normal } else { Vec3::Z };

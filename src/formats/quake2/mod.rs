@@ -26,7 +26,7 @@ use super::error::DecodeResult;
 use super::frame_clips::{UNNAMED_CLIP, clip_length, group_frames, name_runs};
 use super::quake_axes::to_scene;
 use super::reader::Reader;
-use crate::scene::validate::not_finite_bits;
+use crate::scene::validate::any_not_finite;
 use crate::scene::{
     Aabb, Channel, Clip, FormatKind, FrameTable, Material, Mesh, Node, NodeKind, PackedFrames, RawField, Scene,
     SceneKind, SharedBytes, Submesh,
@@ -556,8 +556,7 @@ fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> Dec
         numbers.map(|n| f32::from_bits(u32::from_le(n)))
     };
     // No branch per frame.
-    let all_finite = headers()
-        .fold(true, |ok, header| ok & transform_of(header).iter().fold(true, |ok, &n| ok & !not_finite_bits(n)));
+    let all_finite = headers().fold(true, |ok, header| ok & !any_not_finite(&transform_of(header)));
     if !complete || !all_finite {
         for f in 0..table.count {
             frame_parts(r, table, f, vertex_count as u64)?;
