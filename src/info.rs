@@ -51,7 +51,8 @@ pub struct Summary {
     pub open_timing: Option<OpenTiming>,
 }
 
-/// Opening a file against decoding its bytes alone, both inside the process. The first open
+/// Opening a file against decoding its bytes alone (an M2 with the skin the open takes, read
+/// ahead: `formats::decode_inputs`), both inside the process. The first open
 /// pays the process's cold start (page faults, first allocations); the warm figures repeat
 /// open and decode once it is warm, so that their difference is what opening adds to
 /// decoding: reading the file, skin and companion search, folder listings.

@@ -52,3 +52,28 @@ fn encoded_character_decodes_to_its_records() {
     assert_eq!((scene.clips.len(), scene.meshes.len()), (147, 1));
     assert!(scene.clips.iter().all(|c| c.tracks.len() == 140), "every bone plays in every clip");
 }
+
+/// `info --timing` times decoding alone from the bytes an open decodes, read ahead: for an M2
+/// that includes the skin profile the open takes, so the decode has the open's geometry (the
+/// `.m2` alone has none).
+#[test]
+fn decode_inputs_hold_the_skin_the_open_takes() {
+    let (model, skin) = m2_models::character_model();
+    let (m2_bytes, skin_bytes) = m2_models::encode(&model, &skin);
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("mdview-test-decode-inputs");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    let path = dir.join("Character.m2");
+    std::fs::write(&path, &m2_bytes).expect("write .m2");
+    std::fs::write(dir.join("Character00.skin"), &skin_bytes).expect("write .skin");
+
+    let opened = mdview::formats::open(&path).expect("opens");
+    let inputs = mdview::formats::read_decode_inputs(&path).expect("reads");
+    let decoded = mdview::formats::decode_inputs(&inputs).expect("decodes");
+    let shape = |scene: &mdview::scene::Scene| {
+        scene.meshes.iter().map(|m| (m.source_positions.len(), m.triangles.len())).collect::<Vec<_>>()
+    };
+    assert!(!opened.meshes.is_empty());
+    assert_eq!(shape(&decoded), shape(&opened));
+    assert!(mdview::formats::decode_bytes(&m2_bytes).expect("decodes alone").meshes.is_empty());
+}

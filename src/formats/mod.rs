@@ -84,6 +84,33 @@ pub fn decode_shared(data: crate::scene::SharedBytes) -> DecodeResult<Scene> {
     decode_detected(&view, Some(data))
 }
 
+/// The bytes one open of a file decodes, read ahead so that decoding them can be timed alone
+/// (`info --timing`): the file's own and, for an M2, the skin profile the open takes, which
+/// holds the geometry (a `.m2` decoded alone has none).
+pub struct DecodeInputs {
+    model: crate::scene::SharedBytes,
+    m2_skin: Option<Vec<u8>>,
+}
+
+/// Reads what [`decode_inputs`] decodes for `path`.
+pub fn read_decode_inputs(path: &Path) -> std::io::Result<DecodeInputs> {
+    let model = vfs::read_shared(path)?;
+    let m2_skin = match detect(&model) {
+        Ok(FormatKind::WowM2) => m2::default_skin_bytes(path, &model),
+        _ => None,
+    };
+    Ok(DecodeInputs { model, m2_skin })
+}
+
+/// Decodes bytes read by [`read_decode_inputs`] from memory, as [`decode_shared`] does, an M2
+/// with its skin.
+pub fn decode_inputs(inputs: &DecodeInputs) -> DecodeResult<Scene> {
+    let Some(skin) = &inputs.m2_skin else { return decode_shared(inputs.model.clone()) };
+    let mut scene = m2::decode_with_skin(&inputs.model, skin, &m2::BuildOptions::default())?;
+    assets::attach_images(&mut scene, &mut assets::Assets::new(), &[]);
+    validated(scene)
+}
+
 /// Detects and decodes `data`; `shared` is the same bytes when the caller already shares them.
 fn decode_detected(data: &[u8], shared: Option<crate::scene::SharedBytes>) -> DecodeResult<Scene> {
     let mut scene = match detect(data)? {

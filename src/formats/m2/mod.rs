@@ -163,6 +163,17 @@ pub fn skin_profiles(path: &Path, data: &[u8]) -> DecodeResult<Vec<SkinProfileFi
     skin_profiles_among(&listing(&dir), &stem, data)
 }
 
+/// The bytes of the skin profile [`open`] takes with default options (the first declared one
+/// that exists and decodes), read ahead so that decoding can be timed apart from reading
+/// (`info --timing`); `None` when there is none.
+pub fn default_skin_bytes(path: &Path, data: &[u8]) -> Option<Vec<u8>> {
+    skin_profiles(path, data)
+        .ok()?
+        .into_iter()
+        .filter_map(|profile| profile.path)
+        .find_map(|skin_path| std::fs::read(skin_path).ok().filter(|bytes| skin::decode(bytes).is_ok()))
+}
+
 /// [`skin_profiles`] against a folder already listed by [`listing`].
 fn skin_profiles_among(
     files: &HashMap<String, PathBuf>,
