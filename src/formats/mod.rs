@@ -106,14 +106,12 @@ pub fn read_decode_inputs(path: &Path) -> std::io::Result<DecodeInputs> {
 /// with its skin.
 pub fn decode_inputs(inputs: &DecodeInputs) -> DecodeResult<Scene> {
     let Some(skin) = &inputs.m2_skin else { return decode_shared(inputs.model.clone()) };
-    let mut scene = m2::decode_with_skin(&inputs.model, skin, &m2::BuildOptions::default())?;
-    assets::attach_images(&mut scene, &mut assets::Assets::new(), &[]);
-    validated(scene)
+    decoded_in_memory(m2::decode_with_skin(&inputs.model, skin, &m2::BuildOptions::default())?)
 }
 
 /// Detects and decodes `data`; `shared` is the same bytes when the caller already shares them.
 fn decode_detected(data: &[u8], shared: Option<crate::scene::SharedBytes>) -> DecodeResult<Scene> {
-    let mut scene = match detect(data)? {
+    let scene = match detect(data)? {
         FormatKind::TpwMd2 => tpw::decode(data),
         FormatKind::Quake2Md2 => match shared {
             Some(shared) => quake2::decode_shared(shared),
@@ -123,7 +121,12 @@ fn decode_detected(data: &[u8], shared: Option<crate::scene::SharedBytes>) -> De
         FormatKind::WowM2 => m2::decode(data),
         FormatKind::WowSkin => Err(m2::lone_skin_error(None)),
     }?;
-    // No folder to search: every named texture is an image that resolved nowhere.
+    decoded_in_memory(scene)
+}
+
+/// Finishes a scene decoded from bytes alone: with no folder to search, every named texture
+/// is an image that resolved nowhere; then [`validated`].
+fn decoded_in_memory(mut scene: Scene) -> DecodeResult<Scene> {
     assets::attach_images(&mut scene, &mut assets::Assets::new(), &[]);
     validated(scene)
 }
