@@ -6,6 +6,9 @@
 //! Run: `cargo bench --bench export -- --warm-up-time 1 --measurement-time 3`
 //! (the assimp side needs `assimp-utils`; it is skipped without it).
 
+#[macro_use]
+mod kept_heap;
+
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -103,9 +106,4 @@ fn export(c: &mut Criterion) {
 
 criterion_group!(benches, export);
 
-fn main() {
-    // The heap as the `mdview` binary keeps it, so these timings are the program's.
-    mdview::heap::keep_freed_memory();
-    benches();
-    Criterion::default().configure_from_args().final_summary();
-}
+main_with_kept_heap!(benches);

@@ -11,6 +11,9 @@
 //!
 //! Run: `cargo bench --bench m2` (the tank part skips when the corpus is absent).
 
+#[macro_use]
+mod kept_heap;
+
 mod m2_models;
 
 use std::hint::black_box;
@@ -160,9 +163,4 @@ fn open_character_file(c: &mut Criterion) {
 
 criterion_group!(benches, decode_tank, skinning, build_character, open_character_file);
 
-fn main() {
-    // The heap as the `mdview` binary keeps it, so these timings are the program's.
-    mdview::heap::keep_freed_memory();
-    benches();
-    Criterion::default().configure_from_args().final_summary();
-}
+main_with_kept_heap!(benches);

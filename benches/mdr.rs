@@ -8,6 +8,9 @@
 //!
 //! Run: `cargo bench --bench mdr`
 
+#[macro_use]
+mod kept_heap;
+
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group};
@@ -94,9 +97,4 @@ fn skinning(c: &mut Criterion) {
 
 criterion_group!(benches, skinning);
 
-fn main() {
-    // The heap as the `mdview` binary keeps it, so these timings are the program's.
-    mdview::heap::keep_freed_memory();
-    benches();
-    Criterion::default().configure_from_args().final_summary();
-}
+main_with_kept_heap!(benches);

@@ -7,6 +7,9 @@
 //!
 //! Run: `cargo bench --bench quake2 -- --warm-up-time 1 --measurement-time 3`
 
+#[macro_use]
+mod kept_heap;
+
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
@@ -84,9 +87,4 @@ fn quake2_decode(c: &mut Criterion) {
 
 criterion_group!(benches, quake2_decode);
 
-fn main() {
-    // The heap as the `mdview` binary keeps it, so these timings are the program's.
-    mdview::heap::keep_freed_memory();
-    benches();
-    Criterion::default().configure_from_args().final_summary();
-}
+main_with_kept_heap!(benches);

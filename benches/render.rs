@@ -8,6 +8,9 @@
 //!   recomputed normals, animated UVs). Target: under 0.2 ms.
 //! - `prepare/fountain_evaluate_and_prepare`: the same plus evaluating the pose.
 
+#[macro_use]
+mod kept_heap;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -139,9 +142,4 @@ fn prepare(c: &mut Criterion) {
 
 criterion_group!(benches, render_process, prepare);
 
-fn main() {
-    // The heap as the `mdview` binary keeps it, so these timings are the program's.
-    mdview::heap::keep_freed_memory();
-    benches();
-    Criterion::default().configure_from_args().final_summary();
-}
+main_with_kept_heap!(benches);

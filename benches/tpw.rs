@@ -8,6 +8,9 @@
 //!
 //! Run: `cargo bench --bench tpw`
 
+#[macro_use]
+mod kept_heap;
+
 use std::hint::black_box;
 use std::path::PathBuf;
 
@@ -286,9 +289,4 @@ fn scan(c: &mut Criterion) {
 
 criterion_group!(benches, decode, evaluate, scan);
 
-fn main() {
-    // The heap as the `mdview` binary keeps it, so these timings are the program's.
-    mdview::heap::keep_freed_memory();
-    benches();
-    Criterion::default().configure_from_args().final_summary();
-}
+main_with_kept_heap!(benches);

@@ -10,6 +10,9 @@
 //!
 //! Run: `cargo bench --bench wad`
 
+#[macro_use]
+mod kept_heap;
+
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group};
@@ -68,9 +71,4 @@ fn benches(c: &mut Criterion) {
 
 criterion_group!(wad, benches);
 
-fn main() {
-    // The heap as the `mdview` binary keeps it, so these timings are the program's.
-    mdview::heap::keep_freed_memory();
-    wad();
-    Criterion::default().configure_from_args().final_summary();
-}
+main_with_kept_heap!(wad);
