@@ -4,8 +4,9 @@
 # per-input timeout. Exits non-zero on any crash, timeout or memory excess, and prints the
 # failing input's path; keep it under tests/regressions/<target>/ once fixed.
 # Usage: fuzz/run-all.sh [SECONDS] [TARGET...]
-# Targets build without a sanitizer (`-s none`): the library has no unsafe code (only the
-# counting allocator), and AddressSanitizer's quarantine of freed memory (256 MB) counted
+# Targets build without a sanitizer (`-s none`): the library's only unsafe code is the
+# counting allocator, the call into the AVX2 build of the Quake II normal-index check and two
+# `mallopt` calls (`heap`), and AddressSanitizer's quarantine of freed memory (256 MB) counted
 # against the 512 MB RSS limit, which a glTF export of a real model's seed went past. The
 # heap bound itself is checked per input by mdview::fuzzing's counting allocator.
 set -euo pipefail
