@@ -212,9 +212,11 @@ fn open_timing(path: &Path, first_open: std::time::Duration) -> Result<mdview::i
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
     let mut warm_open = f64::INFINITY;
     let mut warm_decode = f64::INFINITY;
+    let mut warm_read = f64::INFINITY;
     // Read ahead as `open` reads them (an M2 with its skin), so decoding alone is timed without
     // reading or copying.
-    let inputs = formats::read_decode_inputs(path).with_context(|| format!("reading {}", path.display()))?;
+    let read = || formats::read_decode_inputs(path).with_context(|| format!("reading {}", path.display()));
+    let inputs = read()?;
     for _ in 0..RUNS {
         let started = Instant::now();
         drop(std::hint::black_box(open(path)?));
@@ -222,8 +224,16 @@ fn open_timing(path: &Path, first_open: std::time::Duration) -> Result<mdview::i
         let started = Instant::now();
         drop(std::hint::black_box(formats::decode_inputs(&inputs)));
         warm_decode = warm_decode.min(ms(started.elapsed()));
+        let started = Instant::now();
+        drop(std::hint::black_box(read()?));
+        warm_read = warm_read.min(ms(started.elapsed()));
     }
-    Ok(mdview::info::OpenTiming { first_open_ms: ms(first_open), warm_open_ms: warm_open, warm_decode_ms: warm_decode })
+    Ok(mdview::info::OpenTiming {
+        first_open_ms: ms(first_open),
+        warm_open_ms: warm_open,
+        warm_decode_ms: warm_decode,
+        warm_read_ms: warm_read,
+    })
 }
 
 /// Opens `file` and evaluates the pose the options ask for. `frames_asked`: a frame number

@@ -66,6 +66,7 @@ fn info_text_shows_tree_materials_and_timing() {
         "see-through",
         "decode took",
         "outside decoding",
+        "reading the file alone",
     ] {
         assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
     }
