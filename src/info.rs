@@ -56,7 +56,8 @@ pub struct Summary {
 /// pays the process's cold start (page faults, first allocations); the warm figures repeat
 /// open and decode once it is warm, so that their difference is what opening adds to
 /// decoding: reading the file, skin and companion search, folder listings. Reading the bytes
-/// that are decoded is also timed alone, as the part of that difference no open can skip.
+/// that are decoded is also timed alone: the part of that difference that an open which reads
+/// the file (rather than mapping it) cannot skip.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct OpenTiming {
     pub first_open_ms: f64,
