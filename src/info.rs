@@ -55,9 +55,9 @@ pub struct Summary {
 /// ahead: `formats::decode_inputs`), both inside the process. The first open
 /// pays the process's cold start (page faults, first allocations); the warm figures repeat
 /// open and decode once it is warm, so that their difference is what opening adds to
-/// decoding: reading the file, skin and companion search, folder listings. Reading the bytes
-/// that are decoded is also timed alone: the part of that difference that an open which reads
-/// the file (rather than mapping it) cannot skip.
+/// decoding: reading the file, skin and companion search, folder listings. Reading the model
+/// file is also timed alone: the part of that difference that an open which reads the file
+/// (rather than mapping it) cannot skip.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct OpenTiming {
     pub first_open_ms: f64,
@@ -72,7 +72,7 @@ impl OpenTiming {
         self.percent_of_open((self.warm_open_ms - self.warm_decode_ms).max(0.0))
     }
 
-    /// The share of a warm open that reading the decoded bytes alone takes, in percent.
+    /// The share of a warm open that reading the model file alone takes, in percent.
     pub fn read_percent(&self) -> f64 {
         self.percent_of_open(self.warm_read_ms)
     }
