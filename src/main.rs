@@ -225,7 +225,8 @@ fn open_timing(path: &Path, first_open: std::time::Duration) -> Result<mdview::i
         warm_decode = warm_decode.min(ms(started.elapsed()));
         let started = Instant::now();
         // The model file alone, as `open` reads it first (an M2's skin search is not counted).
-        drop(std::hint::black_box(formats::vfs::read_shared(path)?));
+        let model = formats::vfs::read_shared(path).with_context(|| format!("reading {}", path.display()))?;
+        drop(std::hint::black_box(model));
         warm_read = warm_read.min(ms(started.elapsed()));
     }
     Ok(mdview::info::OpenTiming {
