@@ -118,6 +118,7 @@ fn skinning_scene() -> Scene {
         source_positions: positions,
         skin: Some(SkinWeights { skeleton: 0, ranges, influences }),
         raw: Vec::new(),
+        keep_rest_normals: false,
         raw_triangle_tags: Vec::new(),
     });
     scene

@@ -200,6 +200,7 @@ fn quad(name: &str, node: usize, min: Vec2, max: Vec2, material: usize) -> Mesh 
         }],
         skin: None,
         raw: Vec::new(),
+        keep_rest_normals: false,
         raw_triangle_tags: Vec::new(),
     }
 }

@@ -279,6 +279,38 @@ fn fountain_morphs_in_its_track_box_and_keys_every_uv_slot() {
     assert!(shown(3.0) && shown(7.0) && !shown(12.0) && !shown(99.0));
 }
 
+/// The engine lights a morphing mesh with its stored normals table, which morph never
+/// rewrites (notes §7): the pose keeps the file's normals. A mesh without a table gets normals
+/// recomputed from its moved faces.
+#[test]
+fn a_morphing_mesh_keeps_its_stored_normals() {
+    let stored = [[0.0, 0.0, 2.0], [1.0, 0.0, 0.0], [0.0, 3.0, 0.0], [0.0, 0.0, -1.0]];
+    let open = |normals: Option<Vec<[f32; 3]>>, name: &str| {
+        let dir = temp_dir(name);
+        let (mut mesh, anim) = fountain();
+        mesh.meshes[1].normals = normals;
+        write(&dir, "fountain.MD2", &mesh.to_bytes());
+        write(&dir, "fountainM1.MD2", &anim.to_bytes());
+        formats::open(&dir.join("fountain.MD2")).unwrap()
+    };
+    let unit: Vec<glam::Vec3> = stored.iter().map(|&n| glam::Vec3::from_array(n).normalize()).collect();
+
+    let scene = open(Some(stored.to_vec()), "fountain-stored-normals");
+    assert!(scene.meshes[1].keep_rest_normals);
+    assert_eq!(scene.meshes[1].normals, unit);
+    let pose = at(&scene, "M1", 5.0);
+    assert!(pose.positions[1].is_some(), "the clip moves the water's vertices");
+    assert_eq!(pose.mesh_normals(&scene, 1), unit, "the stored table, not normals of the moved faces");
+
+    let scene = open(None, "fountain-computed-normals");
+    assert!(!scene.meshes[1].keep_rest_normals);
+    let pose = at(&scene, "M1", 5.0);
+    let moved = pose.mesh_positions(&scene, 1);
+    let recomputed = mdview::scene::compute_normals(&moved, &scene.meshes[1].triangles);
+    assert_eq!(pose.mesh_normals(&scene, 1), recomputed);
+    assert_ne!(recomputed, scene.meshes[1].normals, "the morph tilts the water's faces");
+}
+
 #[test]
 fn ratrace_morph_tracks_are_told_apart_by_target_alone() {
     let tri = || vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];

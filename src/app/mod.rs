@@ -1129,6 +1129,7 @@ mod tests {
             submeshes: Vec::new(),
             skin: None,
             raw: Vec::new(),
+            keep_rest_normals: false,
             raw_triangle_tags: Vec::new(),
         });
         let keys = vec![Key { time: 0.0, value: Vec3::ZERO }, Key { time: 10.0, value: Vec3::new(10.0, 0.0, 0.0) }];

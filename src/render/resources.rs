@@ -103,7 +103,8 @@ pub(super) struct DrawSlots {
 
 /// Writes animated positions and UVs for meshes the pose animates, and puts the rest data back
 /// once a mesh stops animating. Normals are the pose's own where it has them (Quake II's
-/// normal table, skinned normals), else recomputed from the moved positions.
+/// normal table, skinned normals), else the rest normals of a mesh that keeps them (TPW's
+/// stored table), else recomputed from the moved positions.
 pub(super) fn update_animated_buffers(
     queue: &wgpu::Queue,
     mesh: &Mesh,
@@ -116,6 +117,7 @@ pub(super) fn update_animated_buffers(
         Some(positions) if positions.len() == gpu_mesh.vertex_count => {
             let normals = match pose.normals.get(mesh_index).and_then(Option::as_ref) {
                 Some(normals) if normals.len() == positions.len() => normals,
+                _ if mesh.keep_rest_normals && mesh.normals.len() == positions.len() => &mesh.normals,
                 _ => {
                     crate::scene::compute_normals_into(positions, &mesh.triangles, &mut scratch.normals);
                     &scratch.normals

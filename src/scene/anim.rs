@@ -456,15 +456,16 @@ impl Pose {
     }
 
     /// Normals of `mesh` in this pose: the clip's own (Quake II), else recomputed when its
-    /// vertices move, else the rest normals.
+    /// vertices move (unless the mesh keeps its rest normals, [`super::Mesh::keep_rest_normals`]),
+    /// else the rest normals.
     pub fn mesh_normals(&self, scene: &Scene, mesh: usize) -> Vec<Vec3> {
         let Some(m) = scene.meshes.get(mesh) else { return Vec::new() };
         if let Some(n) = self.normals.get(mesh).and_then(Option::as_ref) {
             return n.clone();
         }
         match self.positions.get(mesh).and_then(Option::as_ref) {
-            Some(p) => super::compute_normals(p, &m.triangles),
-            None => m.normals.clone(),
+            Some(p) if !m.keep_rest_normals => super::compute_normals(p, &m.triangles),
+            _ => m.normals.clone(),
         }
     }
 

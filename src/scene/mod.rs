@@ -187,8 +187,12 @@ pub struct Mesh {
     pub vertex_source: Vec<u32>,
     /// Per render vertex.
     pub uvs: Vec<Vec2>,
-    /// Per render vertex, smooth normals from the rest pose.
+    /// Per render vertex: the rest pose's normals (the file's own, or computed smooth ones).
     pub normals: Vec<Vec3>,
+    /// The rest normals light every pose, however the vertices move: they are the file's
+    /// stored normals and its animation never rewrites them (TPW's 0x64 table, engine notes
+    /// §7). Otherwise moved vertices get normals recomputed from their faces.
+    pub keep_rest_normals: bool,
     /// Triangles over render vertices, counter-clockwise front faces.
     pub triangles: Vec<[u32; 3]>,
     pub submeshes: Vec<Submesh>,

@@ -403,6 +403,7 @@ mod tests {
             bounds: crate::scene::Aabb::EMPTY,
             skin: None,
             raw: Vec::new(),
+            keep_rest_normals: false,
             raw_triangle_tags: Vec::new(),
         });
         scene

@@ -289,6 +289,7 @@ fn build_meshes(model: &M2Model, skin: &Skin, scene: &mut Scene) -> Vec<Option<u
                 RawField::new("index start", sub.offset + SUB_INDEX_START, u64::from(sub.index_start)),
                 RawField::new("bone count", sub.offset + SUB_BONE_COUNT, u64::from(sub.bone_count)),
             ],
+            keep_rest_normals: false,
             raw_triangle_tags: Vec::new(),
         });
         out.push(Some(mesh_index));

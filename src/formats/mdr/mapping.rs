@@ -187,6 +187,7 @@ fn surface_mesh(surface: &Surface, name: String, node: usize, material: usize, r
                 surface.bone_ref_count as u32 as u64,
             ),
         ],
+        keep_rest_normals: false,
         raw_triangle_tags: Vec::new(),
     }
 }

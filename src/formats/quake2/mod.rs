@@ -815,6 +815,7 @@ fn build_scene(layout: &Layout, skins: Vec<String>, frames: SceneFrames, bytes: 
             RawField::new("num_st", 28, h.num_st as u64),
             RawField::new("num_glcmds", 36, h.num_glcmds as u64),
         ],
+        keep_rest_normals: false,
         raw_triangle_tags: Vec::new(),
     };
     let mut node = Node::new("model", NodeKind::Mesh, Mat4::IDENTITY);

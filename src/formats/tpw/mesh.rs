@@ -486,12 +486,13 @@ fn decode_mesh(
     }
 
     let render_positions = crate::scene::expand_positions(&source_positions, &vertex_source);
-    let normals = match stored_normals(r, rec, order_length) {
-        Ok(Some(normals)) => normals,
-        Ok(None) => compute_normals(&render_positions, &triangles),
+    // The engine lights with the stored table in every pose: morph does not rewrite it (§7).
+    let (normals, keep_rest_normals) = match stored_normals(r, rec, order_length) {
+        Ok(Some(normals)) => (normals, true),
+        Ok(None) => (compute_normals(&render_positions, &triangles), false),
         Err(reason) => {
             warnings.push(format!("{name}: stored normals unusable ({reason}); computed from the faces instead"));
-            compute_normals(&render_positions, &triangles)
+            (compute_normals(&render_positions, &triangles), false)
         }
     };
     let raw = [
@@ -518,6 +519,7 @@ fn decode_mesh(
         vertex_source,
         uvs,
         normals,
+        keep_rest_normals,
         triangles,
         submeshes,
         skin: None,
