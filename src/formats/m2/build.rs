@@ -363,7 +363,9 @@ fn rigid_influences(used: &[&Vertex], bone_count: usize) -> (Vec<(u32, u32)>, Ve
     ((0..used.len() as u32).map(|i| (i, 1)).collect(), influences)
 }
 
-/// [`skin_influences`] for any vertices.
+/// [`skin_influences`] for any vertices. Weights are divided by the sum of the usable ones
+/// (above zero, on a bone that exists), not by 255: shipped files sum to 255, where the two
+/// agree, and a weight on a missing bone then does not pull the vertex towards the origin.
 // Not inlined into `build`: in that large body its loop kept the vectors' lengths on the stack.
 #[inline(never)]
 fn weighted_influences(used: &[&Vertex], bone_count: usize) -> (Vec<(u32, u32)>, Vec<Influence>) {

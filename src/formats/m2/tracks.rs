@@ -18,7 +18,9 @@ use crate::scene::{Curve, Interpolation, Key, SharedSlice, TrackTime};
 /// The sources disagree on which is which: WoW Model Viewer reads 2 as Hermite and 3 as
 /// Bezier, the wow-m2 crate the reverse. We follow WMV, the reader the spec's other rules
 /// (compressed quaternions, blend modes) come from and the one WotLK-era files were checked
-/// against; [`curve_interpolation`] is the one place that decides.
+/// against; [`curve_interpolation`] is the one place that decides. A segment between keys A
+/// and B uses A's out-tangent and B's in-tangent, as a Hermite or Bezier segment does (WMV's
+/// Hermite takes both from A, in a path it notes only cameras use).
 pub const INTERP_NONE: u16 = 0;
 pub const INTERP_LINEAR: u16 = 1;
 pub const INTERP_HERMITE: u16 = 2;
