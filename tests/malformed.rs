@@ -15,7 +15,8 @@ use mdview::scene::anim::Pose;
 const DECODE_LIMIT: Duration = Duration::from_secs(2);
 
 fn fixtures() -> Vec<(String, Vec<u8>)> {
-    let mut out = vec![("island".to_string(), island().to_bytes())];
+    let mut out =
+        vec![("island".to_string(), island().to_bytes()), ("island with anchors".to_string(), anchored_island())];
     out.extend(anim_fixtures());
     // The built-in demo's model files (its PNG textures are not models).
     out.extend(mdview::demo::generate().into_iter().filter(|(name, _)| {
@@ -26,6 +27,19 @@ fn fixtures() -> Vec<(String, Vec<u8>)> {
     out.push(("mdr arm".to_string(), mdview::formats::mdr::writer::arm(false).to_bytes()));
     out.push(("mdr arm compressed".to_string(), mdview::formats::mdr::writer::arm(true).to_bytes()));
     out
+}
+
+/// [`island`] with a node id table: both tree dummies anchored to the Island's first face,
+/// one with the stored normals table behind its face normal.
+fn anchored_island() -> Vec<u8> {
+    use mdview::formats::tpw::writer::{FaceAnchorSpec, NodeIdSpec};
+    let mut file = island();
+    file.meshes[0].normals = Some(vec![[0.0, 1.0, 0.0]; 4]);
+    file.meshes[0].face_tags = vec![3, 1];
+    let anchor = Some(FaceAnchorSpec { face: 1, u: 0.25, v: 0.5, offset: 0.1 });
+    file.first_id_node = 5;
+    file.node_ids = vec![NodeIdSpec { flags: 0x40, id: 1, anchor }, NodeIdSpec { flags: 0x40040, id: 2, anchor }];
+    file.to_bytes()
 }
 
 /// Animation fixtures from the animation tests' builders: the rig and its every-channel clip.

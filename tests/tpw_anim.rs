@@ -311,6 +311,52 @@ fn a_morphing_mesh_keeps_its_stored_normals() {
     assert_ne!(recomputed, scene.meshes[1].normals, "the morph tilts the water's faces");
 }
 
+/// A node anchored to a face of its parent's mesh (id flags 0x40, notes §4) rides that face
+/// while a morph moves the mesh: `lerp(lerp(c0, c1, u), c2, v) + n * offset`, with the
+/// corners as stored and `n` the stored normal the face's first word names. At rest it keeps
+/// its own place; an anchor on a node whose parent is not a mesh is a warning.
+#[test]
+fn an_anchored_node_rides_its_face_while_the_mesh_morphs() {
+    let dir = temp_dir("fountain-anchor");
+    let (mut mesh, anim) = fountain();
+    // Face 1 (0, 2, 3) names normal entry 2, straight up.
+    mesh.meshes[1].normals = Some(vec![[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 3.0, 0.0], [1.0, 0.0, 0.0]]);
+    mesh.meshes[1].face_tags = vec![0, 2];
+    mesh.dummies = vec![
+        DummySpec { name: "spout".into(), parent: Some(1), matrix: t(0.3, 0.0, 0.0), ..Default::default() },
+        DummySpec { name: "loose".into(), matrix: t(0.0, 9.0, 0.0), ..Default::default() },
+    ];
+    let anchor = FaceAnchorSpec { face: 1, u: 0.5, v: 0.5, offset: 0.1 };
+    mesh.first_id_node = 2;
+    mesh.node_ids = vec![
+        NodeIdSpec { flags: 0x40, id: 7, anchor: Some(anchor) },
+        NodeIdSpec { flags: 0x40, id: 8, anchor: Some(anchor) },
+    ];
+    write(&dir, "fountain.MD2", &mesh.to_bytes());
+    write(&dir, "fountainM1.MD2", &anim.to_bytes());
+    let scene = formats::open(&dir.join("fountain.MD2")).unwrap();
+    assert_eq!(scene.nodes[2].name, "spout");
+    assert!(scene.nodes[2].anchor.is_some());
+    assert!(scene.nodes[3].anchor.is_none());
+    assert!(
+        scene.warnings.iter().any(|w| w.contains("loose: face anchor not used (the node has no parent)")),
+        "{:?}",
+        scene.warnings
+    );
+
+    let place = |pose: &Pose, node: usize| pose.world[node].w_axis.truncate().to_array();
+    let rest = Pose::at(&scene, None, 0.0);
+    assert_eq!(place(&rest, 2), [0.3, 0.0, 0.0], "at rest the node keeps its own matrix");
+    // Frame 5: c0 = v0 (0, 0.65, 0), c1 = v2 (0.4, 0.65, -0.4), c2 = v3 (0.6, 0.5, -0.6);
+    // halfway to c1 is (0.2, 0.65, -0.2), halfway on to c2 is (0.4, 0.575, -0.4), plus 0.1 up.
+    let posed = at(&scene, "M1", 5.0);
+    assert!(approx(place(&posed, 2), [0.4, 0.675, -0.4], 1e-5), "{:?}", place(&posed, 2));
+    assert_eq!(place(&posed, 3), [0.0, 9.0, 0.0], "an unused anchor leaves the node alone");
+    // glTF has no way to pin a node to a face; the export says so.
+    let doc = mdview::export::gltf::build(&scene).unwrap();
+    assert!(doc.notes.iter().any(|n| n.starts_with("1 nodes anchored to a face")), "{:?}", doc.notes);
+}
+
 #[test]
 fn ratrace_morph_tracks_are_told_apart_by_target_alone() {
     let tri = || vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];

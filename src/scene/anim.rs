@@ -396,6 +396,7 @@ impl Pose {
             }
         }
 
+        self.ride_face_anchors(scene, moved);
         self.world = scene.world_matrices(&self.locals);
         // Tags and attachments follow their joint: world = joint matrix · offset from the joint.
         for (index, node) in scene.nodes.iter().enumerate() {
@@ -409,6 +410,22 @@ impl Pose {
                     node.kind == super::NodeKind::Tag && frames_blended.get(skeleton).copied().unwrap_or(false);
                 let m = if renormalise { unit_axes(m) } else { m };
                 *world = m * *local;
+            }
+        }
+    }
+
+    /// Nodes anchored to a face of a mesh whose vertices this pose moved take the anchored
+    /// point as their translation (their axes stay as they are).
+    fn ride_face_anchors(&mut self, scene: &Scene, moved: &[bool]) {
+        for (index, node) in scene.nodes.iter().enumerate() {
+            let Some(anchor) = &node.anchor else { continue };
+            if !moved.get(anchor.mesh).copied().unwrap_or(false) {
+                continue;
+            }
+            let Some(source) = self.source_scratch.get(anchor.mesh) else { continue };
+            let [Some(&c0), Some(&c1), Some(&c2)] = anchor.corners.map(|c| source.get(c as usize)) else { continue };
+            if let Some(local) = self.locals.get_mut(index) {
+                local.w_axis = anchor.point([c0, c1, c2]).extend(1.0);
             }
         }
     }

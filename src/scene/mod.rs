@@ -127,7 +127,37 @@ pub struct Node {
     /// has joint matrices, the node's world matrix is `joint_matrix * local` (its parent is
     /// ignored), so `local` is the offset from the joint.
     pub joint: Option<(usize, usize)>,
+    /// A point on a face of the parent's mesh that this node rides while that mesh's vertices
+    /// move.
+    pub anchor: Option<FaceAnchor>,
     pub raw: Vec<RawField>,
+}
+
+/// A node pinned to one face of its parent's mesh while an animation moves that mesh's
+/// vertices (TPW's face anchors, engine notes §4): the node's local translation becomes
+/// `lerp(lerp(c0, c1, u), c2, v) + normal · offset`, in the space of the mesh's node. At rest,
+/// and in clips that leave the mesh's vertices alone, the node keeps its own matrix.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FaceAnchor {
+    pub mesh: usize,
+    /// The face's corners in the order the file stores them, as indices into the mesh's
+    /// `source_positions`.
+    pub corners: [u32; 3],
+    /// From corner 0 towards corner 1.
+    pub u: f32,
+    /// From that point towards corner 2.
+    pub v: f32,
+    /// Distance along `normal`.
+    pub offset: f32,
+    /// The face's normal as the file stores it; moving the vertices does not change it.
+    pub normal: Vec3,
+}
+
+impl FaceAnchor {
+    /// The anchored point on the face whose corners, in stored order, are `corners`.
+    pub fn point(&self, [c0, c1, c2]: [Vec3; 3]) -> Vec3 {
+        c0.lerp(c1, self.u).lerp(c2, self.v) + self.normal * self.offset
+    }
 }
 
 impl Node {
@@ -140,6 +170,7 @@ impl Node {
             local,
             mesh: None,
             joint: None,
+            anchor: None,
             raw: Vec::new(),
         }
     }

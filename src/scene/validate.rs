@@ -108,6 +108,17 @@ impl Scene {
                 let joints = self.skeletons.get(skeleton).map_or(0, |s| s.joints.len());
                 check_index(|| format!("node[{i}].joint"), joint, joints, "joint")?;
             }
+            if let Some(anchor) = &node.anchor {
+                check_index(|| format!("node[{i}].anchor.mesh"), anchor.mesh, self.meshes.len(), "mesh")?;
+                let sources = self.meshes.get(anchor.mesh).map_or(0, |m| m.source_positions.len());
+                for &corner in &anchor.corners {
+                    check_index(|| format!("node[{i}].anchor.corners"), corner as usize, sources, "vertex")?;
+                }
+                let numbers = [anchor.u, anchor.v, anchor.offset, anchor.normal.x, anchor.normal.y, anchor.normal.z];
+                if numbers.iter().any(|n| !n.is_finite()) {
+                    return Err(violation(format!("node[{i}].anchor"), "a NaN or infinite number"));
+                }
+            }
             if !finite_matrix(&node.local) {
                 return Err(violation(format!("node[{i}].local"), "matrix has a NaN or infinite element"));
             }

@@ -284,6 +284,18 @@ impl<'a> Builder<'a> {
         for clip in 0..self.scene.clips.len() {
             self.animation(clip);
         }
+        let riders = self
+            .scene
+            .nodes
+            .iter()
+            .filter_map(|n| n.anchor.as_ref())
+            .filter(|a| self.morphs.get(a.mesh).is_some_and(|plan| !plan.targets.is_empty()));
+        let riders = riders.count();
+        if riders > 0 {
+            self.note(format!(
+                "{riders} nodes anchored to a face of a morphing mesh keep their own place (their ride on the face is not baked)"
+            ));
+        }
         if !self.scene.global_channels.is_empty() {
             // Each clip samples its global-sequence tracks on its own time (global clock = clip
             // time, as `Pose::at`); the rest pose's own global loops have no clip to live in.

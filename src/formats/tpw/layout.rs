@@ -24,6 +24,17 @@ pub const HDR_MESH_COUNT: u64 = 0x44;
 pub const HDR_NODE_ID_FIRST: u64 = 0x46;
 pub const HDR_TABLE_7C_COUNT: u64 = 0x48;
 pub const NODE_ID_RECORD_SIZE: u64 = 20;
+/// In a node id record: the flag word, the id, and the face-anchor pointer (notes §4).
+pub const NODE_ID_FLAGS: u64 = 0x00;
+pub const NODE_ID_ID: u64 = 0x04;
+pub const NODE_ID_ANCHOR: u64 = 0x0C;
+/// A record's anchor is used when its flags meet any of these bits.
+pub const ANCHOR_FLAGS: u32 = 0x40040;
+/// A face anchor: face index (u16), an undecoded u16, then u, v and the offset along the
+/// face normal (three f32 from [`ANCHOR_U`]).
+pub const ANCHOR_RECORD_SIZE: u64 = 16;
+pub const ANCHOR_FACE: u64 = 0x00;
+pub const ANCHOR_U: u64 = 0x04;
 pub const HDR_FRAME_TABLE: u64 = 0x50;
 pub const HDR_FRAME_DATA_TABLE: u64 = 0x54;
 pub const HDR_MESH_TABLE: u64 = 0x70;

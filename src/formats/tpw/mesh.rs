@@ -8,7 +8,7 @@ use super::layout::*;
 use crate::formats::error::DecodeResult;
 use crate::formats::reader::{Reader, Table};
 use crate::scene::{
-    AlphaMode, Material, Mesh, Node, NodeKind, Path, PathKind, RawField, Scene, Submesh, compute_normals,
+    AlphaMode, FaceAnchor, Material, Mesh, Node, NodeKind, Path, PathKind, RawField, Scene, Submesh, compute_normals,
     math::is_sheared, validate::first_non_finite,
 };
 
@@ -130,7 +130,7 @@ pub(crate) fn decode_meshes(r: &Reader, scene: &mut Scene) -> DecodeResult<Vec<M
         scene.nodes.push(node);
     }
     resolve_links(&tables, &links, scene);
-    attach_node_ids(r, scene);
+    attach_node_ids(r, &tables, scene);
     Ok(facts)
 }
 
@@ -192,8 +192,10 @@ pub(crate) fn path_nodes(r: &Reader, scene: &Scene) -> Vec<Option<u16>> {
 }
 
 /// The optional id table (count at 0x48, records at 0x7C, first node at 0x46) gives nodes a
-/// lookup id and flag word (OpenTPW: costume pieces). Kept raw; a bad table is only a warning.
-fn attach_node_ids(r: &Reader, scene: &mut Scene) {
+/// lookup id and flag word (OpenTPW: costume pieces), kept raw, and a record whose flags meet
+/// [`ANCHOR_FLAGS`] may pin its node to a face of its parent's mesh ([`FaceAnchor`], notes
+/// §4). A bad table or anchor is only a warning.
+fn attach_node_ids(r: &Reader, tables: &NodeTables, scene: &mut Scene) {
     let ids = (|| -> DecodeResult<Option<(u64, Table)>> {
         let count = u64::from(r.u16(HDR_TABLE_7C_COUNT, "node id count")?);
         let offset = u64::from(r.u32(HDR_TABLE_7C, "node id table")?);
@@ -209,14 +211,92 @@ fn attach_node_ids(r: &Reader, scene: &mut Scene) {
         Ok(Some((first, table))) => {
             for record in 0..table.count {
                 let at = table.record(record);
-                let Some(node) = scene.nodes.get_mut((first + record) as usize) else { break };
-                if let (Ok(flags), Ok(id)) = (r.u32(at, "node id flags"), r.u32(at + 4, "node id")) {
-                    node.raw.push(RawField::new("id", at + 4, u64::from(id)));
-                    node.raw.push(RawField::new("id flags", at, u64::from(flags)));
+                let index = (first + record) as usize;
+                let (Ok(flags), Ok(id)) =
+                    (r.u32(at + NODE_ID_FLAGS, "node id flags"), r.u32(at + NODE_ID_ID, "node id"))
+                else {
+                    continue;
+                };
+                let anchor = match r.u32(at + NODE_ID_ANCHOR, "face anchor pointer") {
+                    Ok(pointer) if pointer != 0 && flags & ANCHOR_FLAGS != 0 => {
+                        Some(face_anchor(r, tables, scene, index, u64::from(pointer)))
+                    }
+                    _ => None,
+                };
+                let Some(node) = scene.nodes.get_mut(index) else { break };
+                node.raw.push(RawField::new("id", at + NODE_ID_ID, u64::from(id)));
+                node.raw.push(RawField::new("id flags", at + NODE_ID_FLAGS, u64::from(flags)));
+                if let Ok(pointer) = r.u32(at + NODE_ID_ANCHOR, "face anchor pointer")
+                    && pointer != 0
+                {
+                    node.raw.push(RawField::new("face anchor", at + NODE_ID_ANCHOR, u64::from(pointer)));
+                }
+                match anchor {
+                    Some(Ok(anchor)) => node.anchor = Some(anchor),
+                    Some(Err(reason)) => {
+                        let name = node.name.clone();
+                        scene
+                            .warnings
+                            .push(format!("{name}: face anchor not used ({reason}); the node keeps its place"));
+                    }
+                    None => {}
                 }
             }
         }
     }
+}
+
+/// Reads the face anchor at `pointer` for `node`: the face is one of its parent's mesh, its
+/// corners as stored, and its normal from the mesh's 0x64 table (entry `word0 & 0x7FFF`), which
+/// animation never rewrites; a mesh without that table gives the face's own normal at rest.
+fn face_anchor(
+    r: &Reader,
+    tables: &NodeTables,
+    scene: &Scene,
+    node: usize,
+    pointer: u64,
+) -> Result<FaceAnchor, String> {
+    let err = |e: crate::formats::error::DecodeError| e.to_string();
+    let record = r.table(pointer, 1, ANCHOR_RECORD_SIZE, "face anchor").map_err(err)?.record(0);
+    let face = u64::from(r.u16(record + ANCHOR_FACE, "anchor face").map_err(err)?);
+    let [u, v, offset] = r.f32s::<3>(record + ANCHOR_U, "face anchor u, v and offset").map_err(err)?;
+    if ![u, v, offset].iter().all(|n| n.is_finite()) {
+        return Err(format!("u, v or offset at {record:#x} is not finite"));
+    }
+    let parent = scene.nodes.get(node).and_then(|n| n.parent).ok_or("the node has no parent")?;
+    let mesh_index = scene.nodes.get(parent).and_then(|p| p.mesh).ok_or("its parent is not a mesh")?;
+    let mesh = scene.meshes.get(mesh_index).ok_or("its parent is not a mesh")?;
+    // Meshes are the first nodes, so the parent's record is the mesh record.
+    let rec = tables.record(parent as u64);
+    let face_count = u64::from(r.u16(rec + MESH_FACE_COUNT, "face count").map_err(err)?);
+    if face >= face_count {
+        return Err(format!("face {face} of a mesh with {face_count}"));
+    }
+    let face_offset = u64::from(r.u32(rec + MESH_FACE_DATA, "face data offset").map_err(err)?);
+    let face_at = r.table(face_offset, face_count, FACE_RECORD_SIZE, "face data").map_err(err)?.record(face);
+    let word0 = r.u16(face_at, "face normal index").map_err(err)?;
+    let mut corners = [0u32; 3];
+    for (k, corner) in (1u64..).zip(corners.iter_mut()) {
+        let slot = r.u16(face_at + 2 * k, "face corner").map_err(err)?;
+        *corner = *mesh.vertex_source.get(usize::from(slot)).ok_or(format!("face {face} names vertex {slot}"))?;
+    }
+    let stored = match u64::from(r.u32(rec + MESH_NORMALS, "normals table offset").map_err(err)?) {
+        0 => None,
+        table => {
+            let entry = table.checked_add(12 * u64::from(word0 & 0x7FFF)).ok_or("normal entry past the file")?;
+            let n = Vec3::from_array(r.f32s::<3>(entry, "face normal").map_err(err)?);
+            Some(n.try_normalize().ok_or(format!("normal entry at {entry:#x} is not a direction"))?)
+        }
+    };
+    let normal = match stored {
+        Some(n) => n,
+        None => {
+            let [c0, c1, c2] = corners.map(|c| mesh.source_positions.get(c as usize).copied().unwrap_or(Vec3::ZERO));
+            // Stored clockwise, so this order faces the same way as the decoded triangle.
+            (c2 - c0).cross(c1 - c0).try_normalize().unwrap_or(Vec3::ZERO)
+        }
+    };
+    Ok(FaceAnchor { mesh: mesh_index, corners, u, v, offset, normal })
 }
 
 /// Turns stored offsets into parent indices and child lists; bad links and cycles become

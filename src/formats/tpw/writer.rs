@@ -170,6 +170,28 @@ pub struct MeshFile {
     pub dummies: Vec<DummySpec>,
     /// The path table at 0xAC (count at 0x40).
     pub paths: Vec<PathSpec>,
+    /// The node id table at 0x7C (count at 0x48): one record per node from `first_id_node`
+    /// (0x46) on.
+    pub first_id_node: u16,
+    pub node_ids: Vec<NodeIdSpec>,
+}
+
+/// One 20-byte node id record (notes §4): flag word, id, and an optional face anchor.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NodeIdSpec {
+    pub flags: u32,
+    pub id: u32,
+    pub anchor: Option<FaceAnchorSpec>,
+}
+
+/// A 16-byte face anchor: a face of the parent's mesh, `u` and `v` across it, and the offset
+/// along the face's stored normal.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct FaceAnchorSpec {
+    pub face: u16,
+    pub u: f32,
+    pub v: f32,
+    pub offset: f32,
 }
 
 impl Default for MeshFile {
@@ -181,6 +203,8 @@ impl Default for MeshFile {
             meshes: Vec::new(),
             dummies: Vec::new(),
             paths: Vec::new(),
+            first_id_node: 0,
+            node_ids: Vec::new(),
         }
     }
 }
@@ -636,6 +660,23 @@ impl MeshFile {
             }
             buf.u16(HDR_TABLE_AC_COUNT, to_u16(self.paths.len()));
             buf.offset(HDR_PATH_TABLE, table);
+        }
+        if !self.node_ids.is_empty() {
+            let table = buf.reserve(self.node_ids.len() as u64 * NODE_ID_RECORD_SIZE);
+            for (i, ids) in (0u64..).zip(&self.node_ids) {
+                let rec = table + i * NODE_ID_RECORD_SIZE;
+                buf.u32(rec + NODE_ID_FLAGS, ids.flags);
+                buf.u32(rec + NODE_ID_ID, ids.id);
+                if let Some(anchor) = ids.anchor {
+                    let mut bytes = u16s(&[anchor.face, 0]);
+                    bytes.extend([anchor.u, anchor.v, anchor.offset].iter().flat_map(|f| f.to_le_bytes()));
+                    let at = buf.append(&bytes);
+                    buf.offset(rec + NODE_ID_ANCHOR, at);
+                }
+            }
+            buf.u16(HDR_NODE_ID_FIRST, self.first_id_node);
+            buf.u16(HDR_TABLE_7C_COUNT, to_u16(self.node_ids.len()));
+            buf.offset(HDR_TABLE_7C, table);
         }
         buf.finish()
     }
