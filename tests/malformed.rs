@@ -17,6 +17,7 @@ const DECODE_LIMIT: Duration = Duration::from_secs(2);
 fn fixtures() -> Vec<(String, Vec<u8>)> {
     let mut out =
         vec![("island".to_string(), island().to_bytes()), ("island with anchors".to_string(), anchored_island())];
+    out.push(("terrain".to_string(), terrain().to_bytes()));
     out.extend(anim_fixtures());
     // The built-in demo's model files (its PNG textures are not models).
     out.extend(mdview::demo::generate().into_iter().filter(|(name, _)| {

@@ -257,3 +257,49 @@ fn a_non_finite_vertex_is_an_error_and_an_unusable_stored_normal_a_warning() {
     assert!(warning.contains(&format!("entry {} at 0x", order - 1)), "{:?}", scene.warnings);
     assert!(warning.ends_with("is not a usable direction); computed from the faces instead"), "{warning}");
 }
+
+/// The heightfield block (header 0x6C, notes §6) fills the empty mesh that the terrain models
+/// carry: vertex (x, y) at (x * cell X, height, y * cell Y), two triangles a cell facing up.
+#[test]
+fn a_heightfield_fills_the_empty_terrain_mesh() {
+    let scene = tpw::decode(&terrain().to_bytes()).expect("terrain decodes");
+    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+    let ground = &scene.meshes[0];
+    assert_eq!(ground.name, "heightfield");
+    assert_eq!(ground.source_positions.len(), 12, "(3 + 1) x (2 + 1) heights");
+    assert_eq!(ground.triangles.len(), 12, "two a cell");
+    assert_eq!(ground.source_positions[6], Vec3::new(20.0, 5.0, 10.0), "row 1, column 2");
+    assert_eq!(ground.source_positions[8], Vec3::new(0.0, -2.0, 20.0), "row 2, column 0");
+    assert_eq!((ground.bounds.min, ground.bounds.max), (Vec3::new(0.0, -2.0, 0.0), Vec3::new(30.0, 5.0, 20.0)));
+    // The flat corner cell (0, 0)-(10, 0)-(0, 10) faces up.
+    assert_eq!(ground.normals[0], Vec3::Y);
+    let first = ground.triangles[0].map(|v| ground.source_positions[v as usize]);
+    assert!((first[1] - first[0]).cross(first[2] - first[0]).y > 0.0, "counter-clockwise seen from above");
+    assert_eq!(ground.submeshes.len(), 1);
+    assert_eq!(ground.submeshes[0].triangle_count, 12);
+    let raw = |name: &str| ground.raw.iter().find(|f| f.name == name).map(|f| f.value);
+    assert_eq!(raw("heightfield cells across"), Some(3));
+    assert_eq!(raw("heightfield vertex count"), Some(12));
+    assert_eq!(scene.meshes[1].source_positions.len(), 3, "other meshes are left alone");
+
+    // A block whose heights run past the file is a warning; the model still opens.
+    let mut bytes = terrain().to_bytes();
+    let header = u32::from_le_bytes(bytes[0x6C..0x70].try_into().unwrap()) as usize;
+    bytes[header + 0x28..header + 0x2C].copy_from_slice(&0x00FF_FFF0u32.to_le_bytes());
+    let scene = tpw::decode(&bytes).expect("still decodes");
+    assert!(scene.meshes[0].source_positions.is_empty());
+    assert!(scene.warnings.iter().any(|w| w.starts_with("heightfield unreadable")), "{:?}", scene.warnings);
+}
+
+/// A mesh with no vertices, faces or materials (the terrain models' `heightfield` mesh without
+/// its block) decodes and opens as an empty mesh.
+#[test]
+fn an_empty_mesh_opens() {
+    let dir = temp_dir("empty-mesh");
+    let file = MeshFile { heightfield: None, ..terrain() };
+    let path = write(&dir, "base.MD2", &file.to_bytes());
+    let scene = formats::open(&path).expect("an empty mesh is no error");
+    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+    assert!(scene.meshes[0].source_positions.is_empty() && scene.meshes[0].triangles.is_empty());
+    assert_eq!(scene.meshes[1].triangles.len(), 1);
+}

@@ -60,6 +60,26 @@ pub fn island() -> MeshFile {
     }
 }
 
+/// A terrain model in miniature: an empty `heightfield` mesh (flag 0x2, as the engine's five
+/// terrain models have) and a pole, with a 3 x 2-cell heightfield of 10 x 10 cells; heights by
+/// row: (0, 0, 0, 0), (0, 5, 5, 0), (-2, 0, 0, 1).
+pub fn terrain() -> MeshFile {
+    let heightfield = MeshSpec { name: "heightfield".into(), flags: 0x2, ..Default::default() };
+    let pole = simple_mesh("pole", None, t(5.0, 0.0, 5.0), vec![[0.0; 3], [0.1, 0.0, 0.0], [0.0, 3.0, 0.0]], None);
+    MeshFile {
+        meshes: vec![heightfield, pole],
+        heightfield: Some(HeightfieldSpec {
+            cell: [10.0, 10.0],
+            across: 3,
+            down: 2,
+            low: -2.0,
+            high: 5.0,
+            heights: vec![0.0, 0.0, 0.0, 0.0, 0.0, 5.0, 5.0, 0.0, -2.0, 0.0, 0.0, 1.0],
+        }),
+        ..Default::default()
+    }
+}
+
 /// A temp folder unique to one test, under cargo's temp folder for tests (`target/tmp`) and
 /// emptied at the start of each run, so runs do not pile folders up in the system's temp folder.
 pub fn temp_dir(name: &str) -> PathBuf {

@@ -37,6 +37,8 @@ pub const ANCHOR_FACE: u64 = 0x00;
 pub const ANCHOR_U: u64 = 0x04;
 pub const HDR_FRAME_TABLE: u64 = 0x50;
 pub const HDR_FRAME_DATA_TABLE: u64 = 0x54;
+/// The terrain heightfield block (notes §6); 0 in all but the terrain models.
+pub const HDR_HEIGHTFIELD: u64 = 0x6C;
 pub const HDR_MESH_TABLE: u64 = 0x70;
 pub const HDR_NODE_TABLE: u64 = 0x74;
 pub const HDR_TABLE_7C: u64 = 0x7C;

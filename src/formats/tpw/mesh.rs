@@ -453,8 +453,9 @@ fn decode_mesh(
     let mut uvs = Vec::with_capacity(order_length as usize);
     // Source indices are checked all at once (a max), the failing entry found only when one is bad.
     let order = order_bytes.as_chunks::<2>().0;
+    // An empty order (the terrain models' empty heightfield mesh) names nothing.
     let highest = order.iter().fold(0u16, |m, &b| m.max(u16::from_le_bytes(b)));
-    if u64::from(highest) >= vertex_count {
+    if !order.is_empty() && u64::from(highest) >= vertex_count {
         let i = order.iter().position(|&b| u64::from(u16::from_le_bytes(b)) >= vertex_count).unwrap_or(0);
         let source = order.get(i).map_or(u16::MAX, |&b| u16::from_le_bytes(b));
         return Err(r.invalid(
@@ -485,7 +486,7 @@ fn decode_mesh(
         tags.push(tag);
     }
     // Corners are checked all at once; the failing one is searched only when there is one.
-    if u64::from(highest_corner) >= order_length {
+    if !triangles.is_empty() && u64::from(highest_corner) >= order_length {
         let bad = face_bytes.as_chunks::<{ FACE_RECORD_SIZE as usize }>().0.iter().enumerate().find_map(|(i, face)| {
             let words: [u16; 4] = bytemuck::cast::<_, [[u8; 2]; 4]>(*face).map(u16::from_le_bytes);
             (1..4).find_map(|k| words.get(k).filter(|&&v| u64::from(v) >= order_length).map(|&v| (i, k, v)))

@@ -8,6 +8,7 @@
 //! - [`writer`]: an encoder for fixtures and the built-in demo (no game files are public).
 
 pub mod anim;
+mod heightfield;
 pub mod layout;
 pub mod mesh;
 pub mod siblings;
@@ -83,6 +84,7 @@ pub fn decode_file(data: &[u8]) -> DecodeResult<TpwFile> {
     Ok(match kind {
         SceneKind::Mesh => {
             let meshes = mesh::decode_meshes(&r, &mut scene)?;
+            heightfield::attach_heightfield(&r, &mut scene);
             let additive = r.u32(HDR_FLAGS, "flags")? & HDR_ADDITIVE_FLAG != 0;
             let paths = mesh::decode_paths(&r).unwrap_or_else(|e| {
                 scene.warnings.push(format!("path table unreadable ({e}); path progress cannot play"));

@@ -174,6 +174,21 @@ pub struct MeshFile {
     /// (0x46) on.
     pub first_id_node: u16,
     pub node_ids: Vec<NodeIdSpec>,
+    /// The terrain heightfield block at 0x6C (notes §6).
+    pub heightfield: Option<HeightfieldSpec>,
+}
+
+/// A heightfield block: `across × down` cells of `cell` size, and `(across + 1) × (down + 1)`
+/// heights row by row. The per-cell records are written as zeros.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HeightfieldSpec {
+    pub cell: [f32; 2],
+    pub across: u32,
+    pub down: u32,
+    /// The authored height range (+0x20, +0x24).
+    pub low: f32,
+    pub high: f32,
+    pub heights: Vec<f32>,
 }
 
 /// One 20-byte node id record (notes §4): flag word, id, and an optional face anchor.
@@ -205,6 +220,7 @@ impl Default for MeshFile {
             paths: Vec::new(),
             first_id_node: 0,
             node_ids: Vec::new(),
+            heightfield: None,
         }
     }
 }
@@ -677,6 +693,22 @@ impl MeshFile {
             buf.u16(HDR_NODE_ID_FIRST, self.first_id_node);
             buf.u16(HDR_TABLE_7C_COUNT, to_u16(self.node_ids.len()));
             buf.offset(HDR_TABLE_7C, table);
+        }
+        if let Some(field) = &self.heightfield {
+            let header = buf.reserve(0x30);
+            let vertices = (u64::from(field.across) + 1) * (u64::from(field.down) + 1);
+            let cells = u64::from(field.across) * u64::from(field.down);
+            buf.u16(header + 0x04, to_u16(vertices as usize));
+            buf.u16(header + 0x06, to_u16(cells as usize));
+            buf.f32s(header + 0x10, &field.cell);
+            buf.u32(header + 0x18, field.across);
+            buf.u32(header + 0x1C, field.down);
+            buf.f32s(header + 0x20, &[field.low, field.high]);
+            let heights = buf.append(&field.heights.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<_>>());
+            buf.offset(header + 0x28, heights);
+            let records = buf.reserve(cells.max(1) * 4);
+            buf.offset(header + 0x2C, records);
+            buf.offset(HDR_HEIGHTFIELD, header);
         }
         buf.finish()
     }

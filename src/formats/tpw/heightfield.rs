@@ -1,0 +1,134 @@
+//! The terrain heightfield (header 0x6C, engine notes §6): a grid of heights that only the
+//! terrain models (the parks' and the lobby's `base.MD2`) carry, beside an empty mesh (node flag
+//! 0x2) that holds no geometry of its own. The grid becomes that mesh: vertex (x, y) of the
+//! `(across + 1) × (down + 1)` grid sits at `(x · cell size X, height, y · cell size Y)` in the
+//! mesh's space (model space is Y-up). The per-cell records (+0x2C) are not decoded, so the
+//! ground is drawn untextured.
+
+use glam::{Vec2, Vec3};
+
+use super::layout::*;
+use crate::formats::error::DecodeResult;
+use crate::formats::reader::Reader;
+use crate::scene::{Aabb, Material, RawField, Scene, Submesh, compute_normals};
+
+/// The block's header size.
+const HEIGHTFIELD_HEADER_SIZE: u64 = 0x30;
+const HF_VERTEX_COUNT: u64 = 0x04;
+const HF_CELL_COUNT: u64 = 0x06;
+const HF_CELL_SIZE: u64 = 0x10;
+const HF_CELLS_ACROSS: u64 = 0x18;
+const HF_CELLS_DOWN: u64 = 0x1C;
+const HF_HEIGHTS: u64 = 0x28;
+const HF_CELLS: u64 = 0x2C;
+/// Node flag of the empty mesh the engine draws the ground with (no depth writes).
+const HEIGHTFIELD_MESH_FLAG: u32 = 0x2;
+
+/// The heightfield as read: cells across and down, cell size, and the heights row by row.
+struct Grid {
+    across: u32,
+    down: u32,
+    cell: Vec2,
+    heights: Vec<f32>,
+    raw: Vec<RawField>,
+}
+
+/// Fills the empty heightfield mesh with the grid when the header points at one. A block
+/// that cannot be read, or has no empty mesh to hold it, is a warning.
+pub(crate) fn attach_heightfield(r: &Reader, scene: &mut Scene) {
+    let grid = match read_grid(r) {
+        Ok(None) => return,
+        Ok(Some(grid)) => grid,
+        Err(e) => {
+            scene.warnings.push(format!("heightfield unreadable ({e}); no ground drawn"));
+            return;
+        }
+    };
+    let flag_of = |node: &crate::scene::Node| node.raw.first().filter(|f| f.name == "flags").map_or(0, |f| f.value);
+    let empty = |mesh: usize| scene.meshes.get(mesh).is_some_and(|m| m.source_positions.is_empty());
+    let holder = scene
+        .nodes
+        .iter()
+        .filter_map(|n| n.mesh.filter(|&m| empty(m)).map(|m| (m, flag_of(n))))
+        .min_by_key(|&(m, flags)| (flags & u64::from(HEIGHTFIELD_MESH_FLAG) == 0, m))
+        .map(|(m, _)| m);
+    let Some(mesh_index) = holder else {
+        scene.warnings.push("heightfield present but no empty mesh holds it; no ground drawn".into());
+        return;
+    };
+    let material = scene.materials.len();
+    scene.materials.push(Material::new("heightfield (cells not decoded)"));
+    let Some(mesh) = scene.meshes.get_mut(mesh_index) else { return };
+    let width = grid.across + 1;
+    let positions: Vec<Vec3> = (0..=grid.down)
+        .flat_map(|y| (0..width).map(move |x| (x, y)))
+        .zip(&grid.heights)
+        .map(|((x, y), &h)| Vec3::new(x as f32 * grid.cell.x, h, y as f32 * grid.cell.y))
+        .collect();
+    // Two triangles a cell, counter-clockwise seen from above (+Y).
+    let triangles: Vec<[u32; 3]> = (0..grid.down)
+        .flat_map(|y| (0..grid.across).map(move |x| (x, y)))
+        .flat_map(|(x, y)| {
+            let a = y * width + x;
+            let (b, c) = (a + 1, a + width);
+            [[a, c, b], [b, c, c + 1]]
+        })
+        .collect();
+    mesh.uvs = (0..=grid.down).flat_map(|y| (0..width).map(move |x| Vec2::new(x as f32, y as f32))).collect();
+    mesh.normals = compute_normals(&positions, &triangles);
+    mesh.keep_rest_normals = false;
+    mesh.vertex_source = (0..positions.len() as u32).collect();
+    mesh.bounds = Aabb::from_points(&positions);
+    mesh.source_positions = positions;
+    mesh.submeshes = vec![Submesh {
+        material: Some(material),
+        first_triangle: 0,
+        triangle_count: triangles.len() as u32,
+        vertex_start: 0,
+        vertex_end: mesh.vertex_source.len().saturating_sub(1) as u32,
+    }];
+    mesh.raw_triangle_tags = Vec::new();
+    mesh.triangles = triangles;
+    mesh.raw.extend(grid.raw);
+}
+
+/// Reads the block at header 0x6C; `None` when the pointer is 0.
+fn read_grid(r: &Reader) -> DecodeResult<Option<Grid>> {
+    let block = u64::from(r.u32(HDR_HEIGHTFIELD, "heightfield pointer")?);
+    if block == 0 {
+        return Ok(None);
+    }
+    let header = r.table(block, 1, HEIGHTFIELD_HEADER_SIZE, "heightfield header")?.record(0);
+    let across = r.u32(header + HF_CELLS_ACROSS, "heightfield cells across")?;
+    let down = r.u32(header + HF_CELLS_DOWN, "heightfield cells down")?;
+    let [cell_x, cell_y] = r.f32s::<2>(header + HF_CELL_SIZE, "heightfield cell size")?;
+    if !(cell_x.is_finite() && cell_y.is_finite() && cell_x > 0.0 && cell_y > 0.0) {
+        return Err(r.invalid("heightfield cell size", header + HF_CELL_SIZE, format!("{cell_x} x {cell_y}")));
+    }
+    // Render indices are u32: the vertex count must fit one.
+    let vertex_count = u64::from(across)
+        .checked_add(1)
+        .and_then(|w| w.checked_mul(u64::from(down).checked_add(1)?))
+        .filter(|&n| n <= u64::from(u32::MAX) && across > 0 && down > 0)
+        .ok_or_else(|| {
+            r.invalid("heightfield cells across", header + HF_CELLS_ACROSS, format!("{across} x {down} cells"))
+        })?;
+    let heights_at = u64::from(r.u32(header + HF_HEIGHTS, "heightfield heights pointer")?);
+    // The table check bounds the count by the file's bytes before anything is allocated.
+    let table = r.table(heights_at, vertex_count, 4, "heightfield heights")?;
+    let bytes = r.bytes(table.offset, table.end() - table.offset, "heightfield heights")?;
+    let heights: Vec<f32> = bytes.as_chunks::<4>().0.iter().map(|&b| f32::from_le_bytes(b)).collect();
+    if let Some(i) = heights.iter().position(|h| !h.is_finite()) {
+        return Err(r.invalid("heightfield heights", table.record(i as u64), "a height is not finite"));
+    }
+    let raw = [
+        ("heightfield vertex count", HF_VERTEX_COUNT, u64::from(r.u16(header + HF_VERTEX_COUNT, "vertex count")?)),
+        ("heightfield cell count", HF_CELL_COUNT, u64::from(r.u16(header + HF_CELL_COUNT, "cell count")?)),
+        ("heightfield cells across", HF_CELLS_ACROSS, u64::from(across)),
+        ("heightfield cells down", HF_CELLS_DOWN, u64::from(down)),
+        ("heightfield cells pointer", HF_CELLS, u64::from(r.u32(header + HF_CELLS, "cells pointer")?)),
+    ]
+    .map(|(name, at, value)| RawField::new(name, header + at, value))
+    .to_vec();
+    Ok(Some(Grid { across, down, cell: Vec2::new(cell_x, cell_y), heights, raw }))
+}
