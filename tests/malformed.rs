@@ -30,8 +30,8 @@ fn fixtures() -> Vec<(String, Vec<u8>)> {
     out
 }
 
-/// [`island`] with a node id table: both tree dummies anchored to the Island's first face,
-/// one with the stored normals table behind its face normal.
+/// [`island`] with a node id table: both tree dummies anchored to the Island's second face,
+/// whose normal comes from the Island's stored normals table.
 fn anchored_island() -> Vec<u8> {
     use mdview::formats::tpw::writer::{FaceAnchorSpec, NodeIdSpec};
     let mut file = island();

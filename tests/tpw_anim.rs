@@ -319,18 +319,23 @@ fn a_morphing_mesh_keeps_its_stored_normals() {
 fn an_anchored_node_rides_its_face_while_the_mesh_morphs() {
     let dir = temp_dir("fountain-anchor");
     let (mut mesh, anim) = fountain();
-    // Face 1 (0, 2, 3) names normal entry 2, straight up.
-    mesh.meshes[1].normals = Some(vec![[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 3.0, 0.0], [1.0, 0.0, 0.0]]);
+    // The water is placed at (0, 1, 2), so the anchored point must be in its space. Face 1
+    // (0, 2, 3) names normal entry 2, tilted (1, 1, 0): not the face's own normal (straight up).
+    mesh.meshes[1].matrix = t(0.0, 1.0, 2.0);
+    mesh.meshes[1].normals = Some(vec![[0.0, 1.0, 0.0], [0.0, 1.0, 0.0], [2.0, 2.0, 0.0], [0.0, 1.0, 0.0]]);
     mesh.meshes[1].face_tags = vec![0, 2];
     mesh.dummies = vec![
         DummySpec { name: "spout".into(), parent: Some(1), matrix: t(0.3, 0.0, 0.0), ..Default::default() },
         DummySpec { name: "loose".into(), matrix: t(0.0, 9.0, 0.0), ..Default::default() },
+        DummySpec { name: "emitter".into(), parent: Some(1), matrix: t(0.0, 0.0, 0.5), ..Default::default() },
     ];
-    let anchor = FaceAnchorSpec { face: 1, u: 0.5, v: 0.5, offset: 0.1 };
+    let anchor = FaceAnchorSpec { face: 1, u: 0.25, v: 0.5, offset: 0.1 };
     mesh.first_id_node = 2;
     mesh.node_ids = vec![
         NodeIdSpec { flags: 0x40, id: 7, anchor: Some(anchor) },
         NodeIdSpec { flags: 0x40, id: 8, anchor: Some(anchor) },
+        // A particle emitter's usual flags share no bit with 0x40040: its pointer is not used.
+        NodeIdSpec { flags: 0x111, id: 9, anchor: Some(anchor) },
     ];
     write(&dir, "fountain.MD2", &mesh.to_bytes());
     write(&dir, "fountainM1.MD2", &anim.to_bytes());
@@ -338,6 +343,7 @@ fn an_anchored_node_rides_its_face_while_the_mesh_morphs() {
     assert_eq!(scene.nodes[2].name, "spout");
     assert!(scene.nodes[2].anchor.is_some());
     assert!(scene.nodes[3].anchor.is_none());
+    assert!(scene.nodes[4].anchor.is_none(), "flags 0x111 do not meet 0x40040");
     assert!(
         scene.warnings.iter().any(|w| w.contains("loose: face anchor not used (the node has no parent)")),
         "{:?}",
@@ -346,15 +352,47 @@ fn an_anchored_node_rides_its_face_while_the_mesh_morphs() {
 
     let place = |pose: &Pose, node: usize| pose.world[node].w_axis.truncate().to_array();
     let rest = Pose::at(&scene, None, 0.0);
-    assert_eq!(place(&rest, 2), [0.3, 0.0, 0.0], "at rest the node keeps its own matrix");
-    // Frame 5: c0 = v0 (0, 0.65, 0), c1 = v2 (0.4, 0.65, -0.4), c2 = v3 (0.6, 0.5, -0.6);
-    // halfway to c1 is (0.2, 0.65, -0.2), halfway on to c2 is (0.4, 0.575, -0.4), plus 0.1 up.
+    assert_eq!(place(&rest, 2), [0.3, 1.0, 2.0], "at rest the node keeps its own matrix");
+    // Frame 5: c0 = v0 (0, 0.65, 0), c1 = v2 (0.4, 0.65, -0.4), c2 = v3 (0.6, 0.5, -0.6).
+    // A quarter of the way to c1 is (0.1, 0.65, -0.1); halfway on to c2 is (0.35, 0.575, -0.35);
+    // plus 0.1 along (1, 1, 0) / sqrt 2; then the water's (0, 1, 2).
+    let along = 0.1 * std::f32::consts::FRAC_1_SQRT_2;
     let posed = at(&scene, "M1", 5.0);
-    assert!(approx(place(&posed, 2), [0.4, 0.675, -0.4], 1e-5), "{:?}", place(&posed, 2));
+    let expected = [0.35 + along, 1.575 + along, 1.65];
+    assert!(approx(place(&posed, 2), expected, 1e-5), "{:?} against {expected:?}", place(&posed, 2));
     assert_eq!(place(&posed, 3), [0.0, 9.0, 0.0], "an unused anchor leaves the node alone");
+    assert_eq!(place(&posed, 4), [0.0, 1.0, 2.5], "so does one its flags turn off");
     // glTF has no way to pin a node to a face; the export says so.
     let doc = mdview::export::gltf::build(&scene).unwrap();
-    assert!(doc.notes.iter().any(|n| n.starts_with("1 nodes anchored to a face")), "{:?}", doc.notes);
+    assert!(doc.notes.iter().any(|n| n.starts_with("1 node anchored to a face")), "{:?}", doc.notes);
+}
+
+/// Raw vertex frames (0x4000, whose tracks always carry the morph bit) move anchored nodes as a
+/// morph does: the rig's `flag` is posed by raw frames, and a node anchored to its first face
+/// follows that face's corners.
+#[test]
+fn raw_vertex_frames_carry_anchored_nodes_too() {
+    let dir = temp_dir("rig-anchor");
+    let (mut rig, anim) = every_channel();
+    rig.dummies.push(DummySpec { name: "pennant".into(), parent: Some(1), ..Default::default() });
+    rig.first_id_node = 5;
+    rig.node_ids =
+        vec![NodeIdSpec { flags: 0x40, id: 1, anchor: Some(FaceAnchorSpec { face: 0, u: 0.5, v: 0.5, offset: 0.0 }) }];
+    write(&dir, "rig.MD2", &rig.to_bytes());
+    write(&dir, "rigM1.MD2", &anim.to_bytes());
+    let scene = formats::open(&dir.join("rig.MD2")).unwrap();
+    let anchor = scene.nodes[5].anchor.expect("the pennant is anchored");
+    for frame in [0.0, 20.0] {
+        let pose = at(&scene, "M1", frame);
+        let moved = pose.positions[1].clone().expect("raw frames move the flag");
+        let corners = anchor.corners.map(|c| moved[c as usize]);
+        // On the face in the flag's space (offset 0), then placed by the flag's node.
+        let expected = pose.world[1].transform_point3(corners[0].lerp(corners[1], 0.5).lerp(corners[2], 0.5));
+        let got = pose.world[5].w_axis.truncate();
+        assert!(got.abs_diff_eq(expected, 1e-5), "frame {frame}: {got} against {expected}");
+    }
+    let (start, end) = (at(&scene, "M1", 0.0).world[5].w_axis, at(&scene, "M1", 20.0).world[5].w_axis);
+    assert_ne!(start, end, "the pennant moves with the flag's frames");
 }
 
 #[test]

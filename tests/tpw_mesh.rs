@@ -282,6 +282,34 @@ fn a_heightfield_fills_the_empty_terrain_mesh() {
     assert_eq!(raw("heightfield vertex count"), Some(12));
     assert_eq!(scene.meshes[1].source_positions.len(), 3, "other meshes are left alone");
 
+    // The grid goes to the empty mesh with flag 0x2, not to an earlier empty one without it.
+    let mut file = terrain();
+    file.meshes.insert(0, MeshSpec { name: "spare".into(), ..Default::default() });
+    let scene = tpw::decode(&file.to_bytes()).expect("decodes");
+    assert!(scene.meshes[0].source_positions.is_empty(), "spare stays empty");
+    assert_eq!((scene.meshes[1].name.as_str(), scene.meshes[1].source_positions.len()), ("heightfield", 12));
+
+    // Stored counts that disagree with the cells across and down are a warning.
+    let mut bytes = terrain().to_bytes();
+    let header = u32::from_le_bytes(bytes[0x6C..0x70].try_into().unwrap()) as usize;
+    bytes[header + 0x04..header + 0x06].copy_from_slice(&13u16.to_le_bytes());
+    let scene = tpw::decode(&bytes).expect("decodes");
+    assert_eq!(scene.meshes[0].source_positions.len(), 12);
+    assert!(scene.warnings.iter().any(|w| w.starts_with("heightfield counts 13 vertices")), "{:?}", scene.warnings);
+
+    // A cell size whose grid reaches past the largest float, or no heights pointer, is a
+    // warning; the model still opens (through the scene's validation too).
+    let damaged = |at: usize, value: [u8; 4]| {
+        let mut bytes = terrain().to_bytes();
+        bytes[header + at..header + at + 4].copy_from_slice(&value);
+        let dir = temp_dir(&format!("terrain-damaged-{at:x}"));
+        let scene = formats::open(&write(&dir, "base.MD2", &bytes)).expect("still opens");
+        assert!(scene.meshes[0].source_positions.is_empty());
+        assert!(scene.warnings.iter().any(|w| w.starts_with("heightfield unreadable")), "{:?}", scene.warnings);
+    };
+    damaged(0x10, 2e38f32.to_le_bytes());
+    damaged(0x28, [0; 4]);
+
     // A block whose heights run past the file is a warning; the model still opens.
     let mut bytes = terrain().to_bytes();
     let header = u32::from_le_bytes(bytes[0x6C..0x70].try_into().unwrap()) as usize;

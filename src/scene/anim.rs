@@ -415,7 +415,9 @@ impl Pose {
     }
 
     /// Nodes anchored to a face of a mesh whose vertices this pose moved take the anchored
-    /// point as their translation (their axes stay as they are).
+    /// point as their translation (their axes stay as they are). The engine notes say a
+    /// vertex-morph clip turns anchors on; raw vertex frames count too, as an inference: their
+    /// tracks always carry the morph bit (notes §9, §11).
     fn ride_face_anchors(&mut self, scene: &Scene, moved: &[bool]) {
         for (index, node) in scene.nodes.iter().enumerate() {
             let Some(anchor) = &node.anchor else { continue };

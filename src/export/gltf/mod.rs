@@ -292,8 +292,9 @@ impl<'a> Builder<'a> {
             .filter(|a| self.morphs.get(a.mesh).is_some_and(|plan| !plan.targets.is_empty()));
         let riders = riders.count();
         if riders > 0 {
+            let (nodes, keep) = if riders == 1 { ("node", "keeps its") } else { ("nodes", "keep their") };
             self.note(format!(
-                "{riders} nodes anchored to a face of a morphing mesh keep their own place (their ride on the face is not baked)"
+                "{riders} {nodes} anchored to a face of a morphing mesh {keep} own place (the ride on the face is not baked)"
             ));
         }
         if !self.scene.global_channels.is_empty() {

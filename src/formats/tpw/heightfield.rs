@@ -31,12 +31,14 @@ struct Grid {
     cell: Vec2,
     heights: Vec<f32>,
     raw: Vec<RawField>,
+    /// A stored count that disagrees with the grid, for the warnings.
+    mismatch: Option<String>,
 }
 
 /// Fills the empty heightfield mesh with the grid when the header points at one. A block
 /// that cannot be read, or has no empty mesh to hold it, is a warning.
 pub(crate) fn attach_heightfield(r: &Reader, scene: &mut Scene) {
-    let grid = match read_grid(r) {
+    let mut grid = match read_grid(r) {
         Ok(None) => return,
         Ok(Some(grid)) => grid,
         Err(e) => {
@@ -52,6 +54,7 @@ pub(crate) fn attach_heightfield(r: &Reader, scene: &mut Scene) {
         .filter_map(|n| n.mesh.filter(|&m| empty(m)).map(|m| (m, flag_of(n))))
         .min_by_key(|&(m, flags)| (flags & u64::from(HEIGHTFIELD_MESH_FLAG) == 0, m))
         .map(|(m, _)| m);
+    scene.warnings.extend(grid.mismatch.take());
     let Some(mesh_index) = holder else {
         scene.warnings.push("heightfield present but no empty mesh holds it; no ground drawn".into());
         return;
@@ -102,7 +105,9 @@ fn read_grid(r: &Reader) -> DecodeResult<Option<Grid>> {
     let across = r.u32(header + HF_CELLS_ACROSS, "heightfield cells across")?;
     let down = r.u32(header + HF_CELLS_DOWN, "heightfield cells down")?;
     let [cell_x, cell_y] = r.f32s::<2>(header + HF_CELL_SIZE, "heightfield cell size")?;
-    if !(cell_x.is_finite() && cell_y.is_finite() && cell_x > 0.0 && cell_y > 0.0) {
+    // The grid's far corner must be finite too, or the scene would refuse the whole model.
+    let extent = [cell_x * across as f32, cell_y * down as f32];
+    if !(cell_x > 0.0 && cell_y > 0.0 && extent.iter().all(|e| e.is_finite())) {
         return Err(r.invalid("heightfield cell size", header + HF_CELL_SIZE, format!("{cell_x} x {cell_y}")));
     }
     // Render indices are u32: the vertex count must fit one.
@@ -114,6 +119,9 @@ fn read_grid(r: &Reader) -> DecodeResult<Option<Grid>> {
             r.invalid("heightfield cells across", header + HF_CELLS_ACROSS, format!("{across} x {down} cells"))
         })?;
     let heights_at = u64::from(r.u32(header + HF_HEIGHTS, "heightfield heights pointer")?);
+    if heights_at == 0 {
+        return Err(r.invalid("heightfield heights pointer", header + HF_HEIGHTS, "0, though the block is present"));
+    }
     // The table check bounds the count by the file's bytes before anything is allocated.
     let table = r.table(heights_at, vertex_count, 4, "heightfield heights")?;
     let bytes = r.bytes(table.offset, table.end() - table.offset, "heightfield heights")?;
@@ -121,14 +129,24 @@ fn read_grid(r: &Reader) -> DecodeResult<Option<Grid>> {
     if let Some(i) = heights.iter().position(|h| !h.is_finite()) {
         return Err(r.invalid("heightfield heights", table.record(i as u64), "a height is not finite"));
     }
+    let stored_vertices = u64::from(r.u16(header + HF_VERTEX_COUNT, "heightfield vertex count")?);
+    let stored_cells = u64::from(r.u16(header + HF_CELL_COUNT, "heightfield cell count")?);
+    let cells = u64::from(across) * u64::from(down);
+    let mismatch = (stored_vertices != vertex_count || stored_cells != cells).then(|| {
+        format!(
+            "heightfield counts {stored_vertices} vertices and {stored_cells} cells, but {across} x {down} cells make \
+             {vertex_count} and {cells}; the grid follows the cells across and down"
+        )
+    });
     let raw = [
-        ("heightfield vertex count", HF_VERTEX_COUNT, u64::from(r.u16(header + HF_VERTEX_COUNT, "vertex count")?)),
-        ("heightfield cell count", HF_CELL_COUNT, u64::from(r.u16(header + HF_CELL_COUNT, "cell count")?)),
+        ("heightfield vertex count", HF_VERTEX_COUNT, stored_vertices),
+        ("heightfield cell count", HF_CELL_COUNT, stored_cells),
         ("heightfield cells across", HF_CELLS_ACROSS, u64::from(across)),
         ("heightfield cells down", HF_CELLS_DOWN, u64::from(down)),
+        ("heightfield heights pointer", HF_HEIGHTS, heights_at),
         ("heightfield cells pointer", HF_CELLS, u64::from(r.u32(header + HF_CELLS, "cells pointer")?)),
     ]
     .map(|(name, at, value)| RawField::new(name, header + at, value))
     .to_vec();
-    Ok(Some(Grid { across, down, cell: Vec2::new(cell_x, cell_y), heights, raw }))
+    Ok(Some(Grid { across, down, cell: Vec2::new(cell_x, cell_y), heights, raw, mismatch }))
 }

@@ -217,18 +217,13 @@ fn attach_node_ids(r: &Reader, tables: &NodeTables, scene: &mut Scene) {
                 else {
                     continue;
                 };
-                let anchor = match r.u32(at + NODE_ID_ANCHOR, "face anchor pointer") {
-                    Ok(pointer) if pointer != 0 && flags & ANCHOR_FLAGS != 0 => {
-                        Some(face_anchor(r, tables, scene, index, u64::from(pointer)))
-                    }
-                    _ => None,
-                };
+                let pointer = r.u32(at + NODE_ID_ANCHOR, "face anchor pointer").unwrap_or(0);
+                let anchor = (pointer != 0 && flags & ANCHOR_FLAGS != 0)
+                    .then(|| face_anchor(r, tables, scene, index, u64::from(pointer)));
                 let Some(node) = scene.nodes.get_mut(index) else { break };
                 node.raw.push(RawField::new("id", at + NODE_ID_ID, u64::from(id)));
                 node.raw.push(RawField::new("id flags", at + NODE_ID_FLAGS, u64::from(flags)));
-                if let Ok(pointer) = r.u32(at + NODE_ID_ANCHOR, "face anchor pointer")
-                    && pointer != 0
-                {
+                if pointer != 0 {
                     node.raw.push(RawField::new("face anchor", at + NODE_ID_ANCHOR, u64::from(pointer)));
                 }
                 match anchor {
