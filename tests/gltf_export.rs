@@ -50,6 +50,14 @@ fn models() -> Vec<(String, Scene)> {
     std::fs::write(rig_dir.join("rig.MD2"), rig.to_bytes()).expect("rig written");
     std::fs::write(rig_dir.join("rigM1.MD2"), anim.to_bytes()).expect("rig animation written");
     out.push(("fixture_every_channel.md2".into(), formats::open(&rig_dir.join("rig.MD2")).expect("rig opens")));
+    // Face anchors: a tree dummy holding two meshes rides the morphing Island.
+    let anchored_dir = out_dir(&format!("gltf-anchored-{call}"));
+    let (anchored, morph) = common::anchored_island();
+    std::fs::write(anchored_dir.join("island.MD2"), anchored.to_bytes()).expect("island written");
+    std::fs::write(anchored_dir.join("islandM1.MD2"), morph.to_bytes()).expect("island animation written");
+    let scene = formats::open(&anchored_dir.join("island.MD2")).expect("anchored island opens");
+    assert!(scene.nodes[5].anchor.is_some() && scene.warnings.is_empty(), "{:?}", scene.warnings);
+    out.push(("fixture_anchored_island.md2".into(), scene));
     let island = common::island().to_bytes();
     out.push(("fixture_island.md2".into(), formats::decode_bytes(&island).expect("island decodes")));
     let root = corpus();

@@ -15,8 +15,10 @@ use mdview::scene::anim::Pose;
 const DECODE_LIMIT: Duration = Duration::from_secs(2);
 
 fn fixtures() -> Vec<(String, Vec<u8>)> {
-    let mut out =
-        vec![("island".to_string(), island().to_bytes()), ("island with anchors".to_string(), anchored_island())];
+    let mut out = vec![
+        ("island".to_string(), island().to_bytes()),
+        ("island with anchors".to_string(), anchored_island().0.to_bytes()),
+    ];
     out.push(("terrain".to_string(), terrain().to_bytes()));
     out.extend(anim_fixtures());
     // The built-in demo's model files (its PNG textures are not models).
@@ -30,23 +32,15 @@ fn fixtures() -> Vec<(String, Vec<u8>)> {
     out
 }
 
-/// [`island`] with a node id table: both tree dummies anchored to the Island's second face,
-/// whose normal comes from the Island's stored normals table.
-fn anchored_island() -> Vec<u8> {
-    use mdview::formats::tpw::writer::{FaceAnchorSpec, NodeIdSpec};
-    let mut file = island();
-    file.meshes[0].normals = Some(vec![[0.0, 1.0, 0.0]; 4]);
-    file.meshes[0].face_tags = vec![3, 1];
-    let anchor = Some(FaceAnchorSpec { face: 1, u: 0.25, v: 0.5, offset: 0.1 });
-    file.first_id_node = 5;
-    file.node_ids = vec![NodeIdSpec { flags: 0x40, id: 1, anchor }, NodeIdSpec { flags: 0x40040, id: 2, anchor }];
-    file.to_bytes()
-}
-
 /// Animation fixtures from the animation tests' builders: the rig and its every-channel clip.
 fn anim_fixtures() -> Vec<(String, Vec<u8>)> {
     let (rig, anim) = every_channel();
-    vec![("rig".to_string(), rig.to_bytes()), ("every channel".to_string(), anim.to_bytes())]
+    let (_, morph) = anchored_island();
+    vec![
+        ("rig".to_string(), rig.to_bytes()),
+        ("every channel".to_string(), anim.to_bytes()),
+        ("island morph".to_string(), morph.to_bytes()),
+    ]
 }
 
 /// A small Quake II model from the fixture writer: two frames, a skin, two triangles.

@@ -60,6 +60,39 @@ pub fn island() -> MeshFile {
     }
 }
 
+/// [`island`] with face anchors, and a clip that morphs the Island under them: the tree dummy
+/// `l_tree1` (node 5, holding two meshes) is anchored to the Island's second face (0, 2, 3)
+/// at u 0.25, v 0.5, 0.3 along the stored normal entry 1 (tilted (0, 1, 1)); `l_tree2` has a
+/// record with flags 0x111, whose anchor pointer is not used. The clip (`islandM1`) lifts
+/// vertex 2 of the Island by 1 in z and moves vertex 3 over 10 frames, in the track box
+/// centre (0.5, 0.5, 0), step 0.01.
+pub fn anchored_island() -> (MeshFile, AnimFile) {
+    let mut file = island();
+    file.meshes[0].normals = Some(vec![[0.0, 0.0, 1.0], [0.0, 1.0, 1.0], [0.0, 0.0, 1.0], [0.0, 0.0, 1.0]]);
+    file.meshes[0].face_tags = vec![0, 1];
+    file.meshes[0].bbox = Some(([0.0, 0.0, 0.0], [1.0, 1.0, 1.0]));
+    let anchor = Some(FaceAnchorSpec { face: 1, u: 0.25, v: 0.5, offset: 0.3 });
+    file.first_id_node = 5;
+    file.node_ids = vec![NodeIdSpec { flags: 0x40, id: 1, anchor }, NodeIdSpec { flags: 0x111, id: 2, anchor }];
+    // Four vertices and the two box corners, at frames 0 and 10.
+    let values = [
+        [(-50, -50, 0), (50, -50, 0), (50, 50, 0), (-50, 50, 0), (-50, -50, 0), (50, 50, 0)],
+        [(-50, -50, 0), (50, -50, 0), (50, 50, 100), (-20, 80, 40), (-50, -50, 0), (50, 80, 100)],
+    ]
+    .iter()
+    .flatten()
+    .map(|&(x, y, z)| morph_fields(x, y, z))
+    .collect();
+    let morph = MorphSpec {
+        flags: 0x01,
+        centre: [0.5, 0.5, 0.0],
+        step: [0.01; 3],
+        records: vec![MorphRecordSpec { channels: (0..6).collect(), frames: vec![0, 10], values }],
+    };
+    let track = TrackSpec { target: 0, morph: Some(morph), ..Default::default() };
+    (file, AnimFile { last_frame: 10, tracks: vec![track], ..Default::default() })
+}
+
 /// A terrain model in miniature: an empty `heightfield` mesh (flag 0x2, as the engine's five
 /// terrain models have) and a pole, with a 3 x 2-cell heightfield of 10 x 10 cells; heights by
 /// row: (0, 0, 0, 0), (0, 5, 5, 0), (-2, 0, 0, 1).

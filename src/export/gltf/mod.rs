@@ -284,19 +284,6 @@ impl<'a> Builder<'a> {
         for clip in 0..self.scene.clips.len() {
             self.animation(clip);
         }
-        let riders = self
-            .scene
-            .nodes
-            .iter()
-            .filter_map(|n| n.anchor.as_ref())
-            .filter(|a| self.morphs.get(a.mesh).is_some_and(|plan| !plan.targets.is_empty()));
-        let riders = riders.count();
-        if riders > 0 {
-            let (nodes, keep) = if riders == 1 { ("node", "keeps its") } else { ("nodes", "keep their") };
-            self.note(format!(
-                "{riders} {nodes} anchored to a face of a morphing mesh {keep} own place (the ride on the face is not baked)"
-            ));
-        }
         if !self.scene.global_channels.is_empty() {
             // Each clip samples its global-sequence tracks on its own time (global clock = clip
             // time, as `Pose::at`); the rest pose's own global loops have no clip to live in.
@@ -1135,11 +1122,15 @@ impl Builder<'_> {
         let mut pointers = Vec::new();
         let seconds_of = |times: &[f32]| -> Vec<f32> { times.iter().map(|&t| clip_seconds(clip, t)).collect() };
         let mut materials_colored: Vec<usize> = Vec::new();
+        // Nodes anchored to a face of a mesh this clip morphs ride it: their motion is sampled
+        // from the viewer's pose at the mesh's keys.
+        let riders: Vec<usize> = (0..scene.nodes.len()).filter(|&node| self.rides_in(c, node)).collect();
         let mut moved_nodes: Vec<usize> = clip.channels.iter().filter_map(Channel::moved_node).collect();
+        moved_nodes.extend(riders.iter().copied());
         moved_nodes.sort_unstable();
         moved_nodes.dedup();
         for node in moved_nodes {
-            self.node_motion(&mut animation, clip, node);
+            self.node_motion(&mut animation, c, node, riders.contains(&node));
         }
         let mut switched: Vec<usize> = clip
             .channels
@@ -1259,8 +1250,13 @@ impl Builder<'_> {
     /// keys follow it within the tolerance, and written on the node's TRS. A chain keeps its
     /// fixed stretch `V·Σ·Vᵀ`: the translation goes on the outer node, and the rest of the
     /// matrix (`stretch⁻¹ · linear`: the keyed rotation, and any axis scale) on the inner one.
-    fn node_motion(&mut self, animation: &mut json::Animation, clip: &Clip, node: usize) {
+    ///
+    /// A node that `rides` a face of a mesh the clip morphs ([`crate::scene::FaceAnchor`]) is
+    /// posed by the viewer's whole pose instead, sampled at the mesh's morph keys: between them
+    /// the morph weights, and so the point on the face, blend linearly.
+    fn node_motion(&mut self, animation: &mut json::Animation, c: usize, node: usize, rides: bool) {
         let scene = self.scene;
+        let Some(clip) = scene.clips.get(c) else { return };
         let (Some(placed), Some(form)) = (self.placed.get(node).copied(), self.node_forms.get(node).copied()) else {
             return;
         };
@@ -1293,6 +1289,10 @@ impl Builder<'_> {
                 _ => {}
             }
         }
+        let ridden_keys = scene.nodes.get(node).and_then(|n| n.anchor).filter(|_| rides).and_then(|anchor| {
+            self.morphs.get(anchor.mesh).and_then(|plan| plan.keys.get(&c)).map(|keys| keys.iter().map(|&(t, _)| t))
+        });
+        key_times.extend(ridden_keys.into_iter().flatten());
         if grid {
             // Outside its keys a channel holds, so the grid spans the keys only.
             let (low, high) =
@@ -1307,7 +1307,11 @@ impl Builder<'_> {
             }
         };
         let local_at = |t: f32| -> Trs {
-            let local = animated_node_local(scene, own.iter().copied(), node, t);
+            let local = if rides {
+                crate::scene::anim::Pose::at(scene, Some(c), t).locals.get(node).copied().unwrap_or(Mat4::IDENTITY)
+            } else {
+                animated_node_local(scene, own.iter().copied(), node, t)
+            };
             match fixed_stretch {
                 None => to_trs(&local),
                 Some(unstretch) => {
@@ -1326,6 +1330,13 @@ impl Builder<'_> {
         let locals: Vec<Trs> = times.iter().map(|&t| local_at(t)).collect();
         // A single node is its own outer and rotated node; a chain splits the two.
         self.trs_channels(animation, [placed.outer, placed.rotated], &seconds, &locals);
+    }
+
+    /// Whether `node` is anchored to a face of a mesh that clip `c` morphs.
+    fn rides_in(&self, c: usize, node: usize) -> bool {
+        let anchor = self.scene.nodes.get(node).and_then(|n| n.anchor);
+        anchor
+            .is_some_and(|a| self.morphs.get(a.mesh).and_then(|plan| plan.keys.get(&c)).is_some_and(|k| !k.is_empty()))
     }
 
     /// A node's visibility as a STEP scale (0 or 1) on the child that carries its mesh: every
