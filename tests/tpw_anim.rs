@@ -391,7 +391,7 @@ fn raw_vertex_frames_carry_anchored_nodes_too() {
     write(&dir, "rig.MD2", &rig.to_bytes());
     write(&dir, "rigM1.MD2", &anim.to_bytes());
     let scene = formats::open(&dir.join("rig.MD2")).unwrap();
-    let anchor = scene.nodes[5].anchor.expect("the pennant is anchored");
+    let anchor = scene.nodes[5].anchor.as_deref().copied().expect("the pennant is anchored");
     for frame in [0.0, 20.0] {
         let pose = at(&scene, "M1", frame);
         let moved = pose.positions[1].clone().expect("raw frames move the flag");

@@ -128,8 +128,8 @@ pub struct Node {
     /// ignored), so `local` is the offset from the joint.
     pub joint: Option<(usize, usize)>,
     /// A point on a face of the parent's mesh that this node rides while that mesh's vertices
-    /// move.
-    pub anchor: Option<FaceAnchor>,
+    /// move. Boxed: few nodes have one, and every node would carry its size.
+    pub anchor: Option<Box<FaceAnchor>>,
     pub raw: Vec<RawField>,
 }
 

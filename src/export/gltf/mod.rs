@@ -1289,9 +1289,10 @@ impl Builder<'_> {
                 _ => {}
             }
         }
-        let ridden_keys = scene.nodes.get(node).and_then(|n| n.anchor).filter(|_| rides).and_then(|anchor| {
-            self.morphs.get(anchor.mesh).and_then(|plan| plan.keys.get(&c)).map(|keys| keys.iter().map(|&(t, _)| t))
-        });
+        let ridden_keys =
+            scene.nodes.get(node).and_then(|n| n.anchor.as_deref()).filter(|_| rides).and_then(|anchor| {
+                self.morphs.get(anchor.mesh).and_then(|plan| plan.keys.get(&c)).map(|keys| keys.iter().map(|&(t, _)| t))
+            });
         key_times.extend(ridden_keys.into_iter().flatten());
         if grid {
             // Outside its keys a channel holds, so the grid spans the keys only.
@@ -1334,7 +1335,7 @@ impl Builder<'_> {
 
     /// Whether `node` is anchored to a face of a mesh that clip `c` morphs.
     fn rides_in(&self, c: usize, node: usize) -> bool {
-        let anchor = self.scene.nodes.get(node).and_then(|n| n.anchor);
+        let anchor = self.scene.nodes.get(node).and_then(|n| n.anchor.as_deref());
         anchor
             .is_some_and(|a| self.morphs.get(a.mesh).and_then(|plan| plan.keys.get(&c)).is_some_and(|k| !k.is_empty()))
     }

@@ -227,7 +227,7 @@ fn attach_node_ids(r: &Reader, tables: &NodeTables, scene: &mut Scene) {
                     node.raw.push(RawField::new("face anchor", at + NODE_ID_ANCHOR, u64::from(pointer)));
                 }
                 match anchor {
-                    Some(Ok(anchor)) => node.anchor = Some(anchor),
+                    Some(Ok(anchor)) => node.anchor = Some(Box::new(anchor)),
                     Some(Err(reason)) => {
                         let name = node.name.clone();
                         scene
