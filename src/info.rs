@@ -92,6 +92,19 @@ pub struct NodeSummary {
     pub sheared: bool,
     /// Local matrix, row-major with translation in elements 12..14 (as TPW stores it).
     pub local: [f32; 16],
+    /// The face this node rides while its mesh's vertices move (TPW face anchors).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<AnchorSummary>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct AnchorSummary {
+    pub mesh: usize,
+    /// The face's corners as source vertices of the mesh, in stored order.
+    pub corners: [u32; 3],
+    pub u: f32,
+    pub v: f32,
+    pub offset: f32,
 }
 
 #[derive(Debug, Serialize)]
@@ -178,6 +191,13 @@ impl Summary {
                 mesh: n.mesh,
                 sheared: is_sheared(&n.local),
                 local: n.local.to_cols_array(),
+                anchor: n.anchor.as_deref().map(|a| AnchorSummary {
+                    mesh: a.mesh,
+                    corners: a.corners,
+                    u: a.u,
+                    v: a.v,
+                    offset: a.offset,
+                }),
             })
             .collect();
         let meshes = scene
@@ -491,9 +511,13 @@ impl Summary {
             (NodeKind::Mesh, None) => "empty".to_string(),
         };
         let t = [node.local[12], node.local[13], node.local[14]];
+        let anchor = node.anchor.as_ref().map_or(String::new(), |a| {
+            let [c0, c1, c2] = a.corners;
+            format!(", anchored to mesh {} face ({c0}, {c1}, {c2}) u {} v {} offset {}", a.mesh, a.u, a.v, a.offset)
+        });
         let _ = writeln!(
             out,
-            "{}{} {}  ({what}{}) local ({:.2}, {:.2}, {:.2})",
+            "{}{} {}  ({what}{}{anchor}) local ({:.2}, {:.2}, {:.2})",
             "  ".repeat(depth),
             node.index,
             node.name,

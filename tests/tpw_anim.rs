@@ -344,6 +344,11 @@ fn an_anchored_node_rides_its_face_while_the_mesh_morphs() {
     assert!(scene.nodes[2].anchor.is_some());
     assert!(scene.nodes[3].anchor.is_none());
     assert!(scene.nodes[4].anchor.is_none(), "flags 0x111 do not meet 0x40040");
+    let text = mdview::info::Summary::of(&scene).to_text();
+    assert!(
+        text.contains("2 spout  (transform-only, anchored to mesh 1 face (0, 2, 3) u 0.25 v 0.5 offset 0.1)"),
+        "{text}"
+    );
     assert!(
         scene.warnings.iter().any(|w| w.contains("loose: face anchor not used (the node has no parent)")),
         "{:?}",

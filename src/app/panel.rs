@@ -411,6 +411,12 @@ fn node_details_ui(ui: &mut Ui, doc: &Document, index: usize) {
         (NodeKind::Mesh, None) => "mesh node without a mesh",
     };
     ui.label(format!("#{index}, {kind}{}", if is_sheared(&node.local) { ", sheared" } else { "" }));
+    if let Some(a) = node.anchor.as_deref() {
+        let [c0, c1, c2] = a.corners;
+        let mesh = doc.scene.meshes.get(a.mesh).map_or("?", |m| m.name.as_str());
+        ui.label(format!("Anchored to face ({c0}, {c1}, {c2}) of {mesh} at u {} v {}, offset {}", a.u, a.v, a.offset))
+            .on_hover_text("Rides that face while a clip moves the mesh's vertices (TPW face anchor)");
+    }
     if let Some(mesh) = node.mesh.and_then(|m| doc.scene.meshes.get(m)) {
         egui::Grid::new("mesh-counts").num_columns(2).show(ui, |ui| {
             ui.label("Vertices");
