@@ -91,6 +91,12 @@ pub struct ScanReport {
     pub see_through_uses: u64,
     pub nodes: u64,
     pub sheared_nodes: u64,
+    /// Nodes with a face anchor in use (flags meeting 0x40040; game: 248), and those whose
+    /// anchored point at rest lies within 0.05 of the node's own place (247; notes §4).
+    pub face_anchors: u64,
+    pub face_anchors_at_rest: u64,
+    /// Models whose heightfield block became ground (game: 5 terrain models; notes §6).
+    pub heightfields: u64,
     pub failed: Vec<FailedFile>,
     pub warnings: u64,
     pub elapsed_ms: f64,
@@ -289,11 +295,26 @@ pub fn scan_dir(dir: &Path) -> std::io::Result<ScanReport> {
     Ok(report)
 }
 
+/// How near its own place an anchored point at rest counts as "at rest" (notes §4).
+const ANCHOR_AT_REST: f32 = 0.05;
+
 fn tally_mesh(report: &mut ScanReport, model: &TpwModel) {
     let scene = &model.scene;
     report.warnings += scene.warnings.len() as u64;
     report.nodes += scene.nodes.len() as u64;
     report.sheared_nodes += scene.nodes.iter().filter(|n| crate::scene::math::is_sheared(&n.local)).count() as u64;
+    for node in &scene.nodes {
+        let Some(anchor) = node.anchor.as_deref() else { continue };
+        report.face_anchors += 1;
+        let sources = scene.meshes.get(anchor.mesh).map_or(&[][..], |m| m.source_positions.as_slice());
+        let corners = anchor.corners.map(|c| sources.get(c as usize).copied());
+        if let [Some(c0), Some(c1), Some(c2)] = corners
+            && anchor.point([c0, c1, c2]).distance(node.local.w_axis.truncate()) <= ANCHOR_AT_REST
+        {
+            report.face_anchors_at_rest += 1;
+        }
+    }
+    report.heightfields += u64::from(model.heightfield.is_some());
     for material in scene.materials.iter().filter(|m| m.texture.is_some()) {
         report.material_uses += 1;
         *report.material_flag_values.entry(format!("{:#04x}", material.flags)).or_default() += 1;
@@ -510,6 +531,9 @@ impl ScanReport {
             ("  of which curves dip", self.eased_keys_non_monotonic),
             ("clips with easing", self.clips_with_easing),
             ("additive models (0x30 bit 0x4)", self.additive_models),
+            ("face anchors", self.face_anchors),
+            ("  within 0.05 of their node", self.face_anchors_at_rest),
+            ("heightfields", self.heightfields),
             ("models with paths", self.models_with_paths),
             ("  paths", self.paths),
             ("bare role files", self.bare_role_files),

@@ -799,7 +799,16 @@ fn scan_reports_the_notes_tallies() {
         ..Default::default()
     };
     write(&dir, "coaster.MD2", &coaster.to_bytes());
+    // Two anchors in use (the 0x111 records' are not): the island's lies far from its node's
+    // own place at rest; the second island's node sits on its anchored point, (0.125, 0.625, 0)
+    // on the face plus 0.3 along (0, 1, 1) / sqrt 2. And one terrain model.
+    write(&dir, "island.MD2", &anchored_island().0.to_bytes());
+    let mut on_its_face = anchored_island().0;
+    on_its_face.dummies[0].matrix = t(0.125, 0.837, 0.212);
+    write(&dir, "isle2.MD2", &on_its_face.to_bytes());
+    write(&dir, "base.MD2", &terrain().to_bytes());
     let report = mdview::scan::scan_dir(&dir).unwrap();
+    assert_eq!((report.face_anchors, report.face_anchors_at_rest, report.heightfields), (2, 1, 1));
     // rigM1: one track of each node channel on a base; fountainM1 adds visibility.
     for (kind, tally) in [
         ("position", &report.position),
@@ -827,6 +836,7 @@ fn scan_reports_the_notes_tallies() {
     assert_eq!(b.corners_match_extremes, 2);
     let text = report.to_text();
     assert!(text.contains("eased rotation tracks") && text.contains("box = mesh box"), "{text}");
+    assert!(text.contains("face anchors") && text.contains("heightfields"), "{text}");
 }
 
 #[test]

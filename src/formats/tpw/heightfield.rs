@@ -35,15 +35,15 @@ struct Grid {
     mismatch: Option<String>,
 }
 
-/// Fills the empty heightfield mesh with the grid when the header points at one. A block
-/// that cannot be read, or has no empty mesh to hold it, is a warning.
-pub(crate) fn attach_heightfield(r: &Reader, scene: &mut Scene) {
+/// Fills the empty heightfield mesh with the grid when the header points at one, and returns
+/// that mesh. A block that cannot be read, or has no empty mesh to hold it, is a warning.
+pub(crate) fn attach_heightfield(r: &Reader, scene: &mut Scene) -> Option<usize> {
     let mut grid = match read_grid(r) {
-        Ok(None) => return,
+        Ok(None) => return None,
         Ok(Some(grid)) => grid,
         Err(e) => {
             scene.warnings.push(format!("heightfield unreadable ({e}); no ground drawn"));
-            return;
+            return None;
         }
     };
     let flag_of = |node: &crate::scene::Node| node.raw.first().filter(|f| f.name == "flags").map_or(0, |f| f.value);
@@ -57,11 +57,11 @@ pub(crate) fn attach_heightfield(r: &Reader, scene: &mut Scene) {
     scene.warnings.extend(grid.mismatch.take());
     let Some(mesh_index) = holder else {
         scene.warnings.push("heightfield present but no empty mesh holds it; no ground drawn".into());
-        return;
+        return None;
     };
     let material = scene.materials.len();
     scene.materials.push(Material::new("heightfield (cells not decoded)"));
-    let Some(mesh) = scene.meshes.get_mut(mesh_index) else { return };
+    let mesh = scene.meshes.get_mut(mesh_index)?;
     let width = grid.across + 1;
     let positions: Vec<Vec3> = (0..=grid.down)
         .flat_map(|y| (0..width).map(move |x| (x, y)))
@@ -93,6 +93,7 @@ pub(crate) fn attach_heightfield(r: &Reader, scene: &mut Scene) {
     mesh.raw_triangle_tags = Vec::new();
     mesh.triangles = triangles;
     mesh.raw.extend(grid.raw);
+    Some(mesh_index)
 }
 
 /// Reads the block at header 0x6C; `None` when the pointer is 0.

@@ -34,6 +34,8 @@ pub struct TpwModel {
     pub paths: Vec<Result<crate::scene::Path, String>>,
     /// Per node, the path index of a path node (bit 0x8), else `None`.
     pub path_nodes: Vec<Option<u16>>,
+    /// The mesh the terrain heightfield (header 0x6C) became, when the file has one.
+    pub heightfield: Option<usize>,
 }
 
 fn header_raw(r: &Reader) -> DecodeResult<Vec<RawField>> {
@@ -84,7 +86,7 @@ pub fn decode_file(data: &[u8]) -> DecodeResult<TpwFile> {
     Ok(match kind {
         SceneKind::Mesh => {
             let meshes = mesh::decode_meshes(&r, &mut scene)?;
-            heightfield::attach_heightfield(&r, &mut scene);
+            let heightfield = heightfield::attach_heightfield(&r, &mut scene);
             let additive = r.u32(HDR_FLAGS, "flags")? & HDR_ADDITIVE_FLAG != 0;
             let paths = mesh::decode_paths(&r).unwrap_or_else(|e| {
                 scene.warnings.push(format!("path table unreadable ({e}); path progress cannot play"));
@@ -94,7 +96,7 @@ pub fn decode_file(data: &[u8]) -> DecodeResult<TpwFile> {
                 scene.warnings.push(format!("{reason}; clips that follow it cannot play it"));
             }
             let path_nodes = mesh::path_nodes(&r, &scene);
-            TpwFile::Mesh(TpwModel { scene, meshes, additive, paths, path_nodes })
+            TpwFile::Mesh(TpwModel { scene, meshes, additive, paths, path_nodes, heightfield })
         }
         SceneKind::Animation => TpwFile::Anim { scene, anim: anim::decode_anim(&r)? },
     })
@@ -109,7 +111,14 @@ pub fn decode_model(data: &[u8]) -> DecodeResult<TpwModel> {
             let clip = anim::bind(&anim, None, "animation", None);
             scene.clips.push(clip);
             scene.default_clip = Some(0);
-            TpwModel { scene, meshes: Vec::new(), additive: false, paths: Vec::new(), path_nodes: Vec::new() }
+            TpwModel {
+                scene,
+                meshes: Vec::new(),
+                additive: false,
+                paths: Vec::new(),
+                path_nodes: Vec::new(),
+                heightfield: None,
+            }
         }
     })
 }
