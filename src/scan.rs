@@ -306,11 +306,8 @@ fn tally_mesh(report: &mut ScanReport, model: &TpwModel) {
     for node in &scene.nodes {
         let Some(anchor) = node.anchor.as_deref() else { continue };
         report.face_anchors += 1;
-        let sources = scene.meshes.get(anchor.mesh).map_or(&[][..], |m| m.source_positions.as_slice());
-        let corners = anchor.corners.map(|c| sources.get(c as usize).copied());
-        if let [Some(c0), Some(c1), Some(c2)] = corners
-            && anchor.point([c0, c1, c2]).distance(node.local.w_axis.truncate()) <= ANCHOR_AT_REST
-        {
+        let at_rest = scene.meshes.get(anchor.mesh).and_then(|m| anchor.point_on(&m.source_positions));
+        if at_rest.is_some_and(|point| point.distance(node.local.w_axis.truncate()) <= ANCHOR_AT_REST) {
             report.face_anchors_at_rest += 1;
         }
     }

@@ -424,10 +424,11 @@ impl Pose {
             if !moved.get(anchor.mesh).copied().unwrap_or(false) {
                 continue;
             }
-            let Some(source) = self.source_scratch.get(anchor.mesh) else { continue };
-            let [Some(&c0), Some(&c1), Some(&c2)] = anchor.corners.map(|c| source.get(c as usize)) else { continue };
+            let Some(point) = self.source_scratch.get(anchor.mesh).and_then(|source| anchor.point_on(source)) else {
+                continue;
+            };
             if let Some(local) = self.locals.get_mut(index) {
-                local.w_axis = anchor.point([c0, c1, c2]).extend(1.0);
+                local.w_axis = point.extend(1.0);
             }
         }
     }

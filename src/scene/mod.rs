@@ -154,9 +154,11 @@ pub struct FaceAnchor {
 }
 
 impl FaceAnchor {
-    /// The anchored point on the face whose corners, in stored order, are `corners`.
-    pub fn point(&self, [c0, c1, c2]: [Vec3; 3]) -> Vec3 {
-        c0.lerp(c1, self.u).lerp(c2, self.v) + self.normal * self.offset
+    /// The anchored point, with the mesh's source vertices at `positions`; `None` when a
+    /// corner is not among them.
+    pub fn point_on(&self, positions: &[Vec3]) -> Option<Vec3> {
+        let [c0, c1, c2] = self.corners.map(|c| positions.get(c as usize).copied());
+        Some(c0?.lerp(c1?, self.u).lerp(c2?, self.v) + self.normal * self.offset)
     }
 }
 

@@ -1124,13 +1124,12 @@ impl Builder<'_> {
         let mut materials_colored: Vec<usize> = Vec::new();
         // Nodes anchored to a face of a mesh this clip morphs ride it: their motion is sampled
         // from the viewer's pose at the mesh's keys.
-        let riders: Vec<usize> = (0..scene.nodes.len()).filter(|&node| self.rides_in(c, node)).collect();
-        let mut moved_nodes: Vec<usize> = clip.channels.iter().filter_map(Channel::moved_node).collect();
-        moved_nodes.extend(riders.iter().copied());
+        let riders = (0..scene.nodes.len()).filter(|&node| self.ridden_keys(c, node).is_some());
+        let mut moved_nodes: Vec<usize> = clip.channels.iter().filter_map(Channel::moved_node).chain(riders).collect();
         moved_nodes.sort_unstable();
         moved_nodes.dedup();
         for node in moved_nodes {
-            self.node_motion(&mut animation, c, node, riders.contains(&node));
+            self.node_motion(&mut animation, c, node);
         }
         let mut switched: Vec<usize> = clip
             .channels
@@ -1251,10 +1250,10 @@ impl Builder<'_> {
     /// fixed stretch `V·Σ·Vᵀ`: the translation goes on the outer node, and the rest of the
     /// matrix (`stretch⁻¹ · linear`: the keyed rotation, and any axis scale) on the inner one.
     ///
-    /// A node that `rides` a face of a mesh the clip morphs ([`crate::scene::FaceAnchor`]) is
+    /// A node that rides a face of a mesh the clip morphs ([`crate::scene::FaceAnchor`]) is
     /// posed by the viewer's whole pose instead, sampled at the mesh's morph keys: between them
     /// the morph weights, and so the point on the face, blend linearly.
-    fn node_motion(&mut self, animation: &mut json::Animation, c: usize, node: usize, rides: bool) {
+    fn node_motion(&mut self, animation: &mut json::Animation, c: usize, node: usize) {
         let scene = self.scene;
         let Some(clip) = scene.clips.get(c) else { return };
         let (Some(placed), Some(form)) = (self.placed.get(node).copied(), self.node_forms.get(node).copied()) else {
@@ -1289,11 +1288,9 @@ impl Builder<'_> {
                 _ => {}
             }
         }
-        let ridden_keys =
-            scene.nodes.get(node).and_then(|n| n.anchor.as_deref()).filter(|_| rides).and_then(|anchor| {
-                self.morphs.get(anchor.mesh).and_then(|plan| plan.keys.get(&c)).map(|keys| keys.iter().map(|&(t, _)| t))
-            });
-        key_times.extend(ridden_keys.into_iter().flatten());
+        let ridden_keys = self.ridden_keys(c, node);
+        let rides = ridden_keys.is_some();
+        key_times.extend(ridden_keys.into_iter().flatten().map(|&(t, _)| t));
         if grid {
             // Outside its keys a channel holds, so the grid spans the keys only.
             let (low, high) =
@@ -1333,11 +1330,12 @@ impl Builder<'_> {
         self.trs_channels(animation, [placed.outer, placed.rotated], &seconds, &locals);
     }
 
-    /// Whether `node` is anchored to a face of a mesh that clip `c` morphs.
-    fn rides_in(&self, c: usize, node: usize) -> bool {
-        let anchor = self.scene.nodes.get(node).and_then(|n| n.anchor.as_deref());
-        anchor
-            .is_some_and(|a| self.morphs.get(a.mesh).and_then(|plan| plan.keys.get(&c)).is_some_and(|k| !k.is_empty()))
+    /// The morph keys of clip `c` on the mesh whose face `node` is anchored to, when the clip
+    /// morphs that mesh (the node then rides the face).
+    fn ridden_keys(&self, c: usize, node: usize) -> Option<&[(f32, usize)]> {
+        let anchor = self.scene.nodes.get(node).and_then(|n| n.anchor.as_deref())?;
+        let keys = self.morphs.get(anchor.mesh).and_then(|plan| plan.keys.get(&c))?;
+        (!keys.is_empty()).then_some(keys.as_slice())
     }
 
     /// A node's visibility as a STEP scale (0 or 1) on the child that carries its mesh: every

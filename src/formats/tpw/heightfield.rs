@@ -12,15 +12,6 @@ use crate::formats::error::DecodeResult;
 use crate::formats::reader::Reader;
 use crate::scene::{Aabb, Material, RawField, Scene, Submesh, compute_normals};
 
-/// The block's header size.
-const HEIGHTFIELD_HEADER_SIZE: u64 = 0x30;
-const HF_VERTEX_COUNT: u64 = 0x04;
-const HF_CELL_COUNT: u64 = 0x06;
-const HF_CELL_SIZE: u64 = 0x10;
-const HF_CELLS_ACROSS: u64 = 0x18;
-const HF_CELLS_DOWN: u64 = 0x1C;
-const HF_HEIGHTS: u64 = 0x28;
-const HF_CELLS: u64 = 0x2C;
 /// Node flag of the empty mesh the engine draws the ground with (no depth writes).
 const HEIGHTFIELD_MESH_FLAG: u32 = 0x2;
 

@@ -39,6 +39,18 @@ pub const HDR_FRAME_TABLE: u64 = 0x50;
 pub const HDR_FRAME_DATA_TABLE: u64 = 0x54;
 /// The terrain heightfield block (notes §6); 0 in all but the terrain models.
 pub const HDR_HEIGHTFIELD: u64 = 0x6C;
+/// The block's header, and its fields: stored vertex and cell counts (u16), cell size X and Y
+/// (f32), cells across and down (u32), the authored height range (f32 low, high), and the
+/// pointers to the heights (f32, rows of across + 1) and to the 4-byte cell records.
+pub const HEIGHTFIELD_HEADER_SIZE: u64 = 0x30;
+pub const HF_VERTEX_COUNT: u64 = 0x04;
+pub const HF_CELL_COUNT: u64 = 0x06;
+pub const HF_CELL_SIZE: u64 = 0x10;
+pub const HF_CELLS_ACROSS: u64 = 0x18;
+pub const HF_CELLS_DOWN: u64 = 0x1C;
+pub const HF_HEIGHT_RANGE: u64 = 0x20;
+pub const HF_HEIGHTS: u64 = 0x28;
+pub const HF_CELLS: u64 = 0x2C;
 pub const HDR_MESH_TABLE: u64 = 0x70;
 pub const HDR_NODE_TABLE: u64 = 0x74;
 pub const HDR_TABLE_7C: u64 = 0x7C;

@@ -695,19 +695,19 @@ impl MeshFile {
             buf.offset(HDR_TABLE_7C, table);
         }
         if let Some(field) = &self.heightfield {
-            let header = buf.reserve(0x30);
+            let header = buf.reserve(HEIGHTFIELD_HEADER_SIZE);
             let vertices = (u64::from(field.across) + 1) * (u64::from(field.down) + 1);
             let cells = u64::from(field.across) * u64::from(field.down);
-            buf.u16(header + 0x04, to_u16(vertices as usize));
-            buf.u16(header + 0x06, to_u16(cells as usize));
-            buf.f32s(header + 0x10, &field.cell);
-            buf.u32(header + 0x18, field.across);
-            buf.u32(header + 0x1C, field.down);
-            buf.f32s(header + 0x20, &[field.low, field.high]);
+            buf.u16(header + HF_VERTEX_COUNT, to_u16(vertices as usize));
+            buf.u16(header + HF_CELL_COUNT, to_u16(cells as usize));
+            buf.f32s(header + HF_CELL_SIZE, &field.cell);
+            buf.u32(header + HF_CELLS_ACROSS, field.across);
+            buf.u32(header + HF_CELLS_DOWN, field.down);
+            buf.f32s(header + HF_HEIGHT_RANGE, &[field.low, field.high]);
             let heights = buf.append(&field.heights.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<_>>());
-            buf.offset(header + 0x28, heights);
+            buf.offset(header + HF_HEIGHTS, heights);
             let records = buf.reserve(cells.max(1) * 4);
-            buf.offset(header + 0x2C, records);
+            buf.offset(header + HF_CELLS, records);
             buf.offset(HDR_HEIGHTFIELD, header);
         }
         buf.finish()
