@@ -66,8 +66,9 @@ fn parse_size(s: &str) -> Result<[u32; 2], String> {
 enum Command {
     /// Print a summary of a model: format, node tree, meshes, materials, animations, warnings.
     Info(InfoArgs),
-    /// Export a model as glTF 2.0 (`.glb`, or `.gltf` + `.bin`) with every clip, or as
-    /// Wavefront OBJ (+ MTL) of one pose; a folder converts every model under it.
+    /// Export a model as glTF 2.0 (`.glb`, or `.gltf` + `.bin`) with every clip (or the one
+    /// `--anim` names), or as Wavefront OBJ (+ MTL and PNG textures) of one pose; a folder
+    /// converts every model under it.
     Export(ExportArgs),
     /// Read every model under a folder and print corpus statistics.
     Scan(ScanArgs),
@@ -122,6 +123,10 @@ struct ExportArgs {
     /// What a folder's models become (a single file's format follows its output extension).
     #[arg(long, value_enum, default_value = "glb")]
     format: mdview::export::batch::BatchFormat,
+    /// OBJ: name the texture files where they were found instead of writing PNG copies
+    /// beside the `.mtl`.
+    #[arg(long)]
+    no_textures: bool,
     #[command(flatten)]
     pose: PoseArgs,
 }
@@ -271,7 +276,7 @@ fn pose_time(scene: &Scene, pose: &PoseArgs, frames_asked: bool) -> Result<(Opti
 
 fn run_export(args: &ExportArgs) -> Result<()> {
     if args.file.is_dir() || formats::vfs::is_archive_folder(&args.file) {
-        let report = mdview::export::batch::convert_dir(&args.file, &args.output, args.format)?;
+        let report = mdview::export::batch::convert_dir(&args.file, &args.output, args.format, obj_textures(args))?;
         emit(&report.to_text())?;
         return if report.failures.is_empty() {
             Ok(())
@@ -282,7 +287,14 @@ fn run_export(args: &ExportArgs) -> Result<()> {
     let is_gltf =
         args.output.extension().is_some_and(|e| e.eq_ignore_ascii_case("glb") || e.eq_ignore_ascii_case("gltf"));
     if is_gltf {
-        let scene = open(&args.file)?;
+        let mut scene = open(&args.file)?;
+        if let Some(wanted) = &args.pose.anim {
+            let clip = mdview::scene::resolve_clip(&scene, wanted).map_err(|e| anyhow!(e))?;
+            scene.keep_only_clip(clip);
+        }
+        if args.pose.frame.is_some() {
+            eprintln!("note: --frame poses an OBJ; a glTF keeps every frame of its clips");
+        }
         let notes = mdview::export::gltf::write(&scene, &args.output)?;
         for w in scene.warnings.iter().chain(&notes) {
             eprintln!("warning: {w}");
@@ -290,12 +302,20 @@ fn run_export(args: &ExportArgs) -> Result<()> {
         return Ok(());
     }
     let (scene, pose, _, _) = posed(&args.file, &args.pose, args.pose.frame.is_some())?;
-    mdview::export::obj::write(&scene, &pose, &args.output)
+    let notes = mdview::export::obj::write(&scene, &pose, &args.output, obj_textures(args))
         .with_context(|| format!("writing {}", args.output.display()))?;
-    for w in &scene.warnings {
+    for w in scene.warnings.iter().chain(&notes) {
         eprintln!("warning: {w}");
     }
     Ok(())
+}
+
+fn obj_textures(args: &ExportArgs) -> mdview::export::obj::Textures {
+    if args.no_textures {
+        mdview::export::obj::Textures::LeaveInPlace
+    } else {
+        mdview::export::obj::Textures::CopyAsPng
+    }
 }
 
 fn run_extract(args: &ExtractArgs) -> Result<()> {

@@ -640,8 +640,13 @@ fn every_export_passes_the_khronos_validator() {
         export::write(&scene, &dir.join(format!("{label}.glb"))).expect("glb written");
     }
     let island = formats::decode_bytes(&common::island().to_bytes()).unwrap();
-    export::write(&island, &dir.join("island_json.gltf")).expect("gltf written");
-    assert!(dir.join("island_json.bin").is_file());
+    // A name with a space and a `#`: the buffer's URI must encode both (RFC 3986), or the
+    // validator and web loaders read a fragment instead of the file.
+    export::write(&island, &dir.join("island json#1.gltf")).expect("gltf written");
+    assert!(dir.join("island json#1.bin").is_file());
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("island json#1.gltf")).unwrap()).unwrap();
+    assert_eq!(json["buffers"][0]["uri"], "island%20json%231.bin");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let script = root.join(".ci/validate-gltf.mjs");
     let installed = root.join(".validator/node_modules/gltf-validator").is_dir();
@@ -656,6 +661,8 @@ fn every_export_passes_the_khronos_validator() {
     eprintln!("{text}");
     assert!(out.status.success(), "validator reported errors:\n{text}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(text.lines().filter(|l| l.contains("\"errors\":0")).count() >= 10);
+    let named = text.lines().find(|l| l.contains("island json#1.gltf")).expect("the .gltf was validated");
+    assert!(!named.contains("NON_RELATIVE_URI"), "{named}");
 }
 
 #[test]
@@ -675,6 +682,23 @@ fn the_cli_writes_glb_gltf_and_converts_a_folder_keeping_its_structure() {
     let run = export(&[input.join("nested/quake.md2").as_ref(), "-o".as_ref(), glb.as_ref()]);
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     assert_eq!(&std::fs::read(&glb).unwrap()[0..4], b"glTF");
+
+    // `--anim` keeps that clip alone.
+    let quake = formats::decode_bytes(&common::quake2_fixture().to_bytes()).unwrap();
+    assert!(quake.clips.len() >= 2);
+    let wanted = &quake.clips[1].name;
+    let single = dir.join("single.gltf");
+    let run = export(&[
+        input.join("nested/quake.md2").as_ref(),
+        "-o".as_ref(),
+        single.as_ref(),
+        "--anim".as_ref(),
+        wanted.as_ref(),
+    ]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&single).unwrap()).unwrap();
+    let names: Vec<&str> = json["animations"].as_array().unwrap().iter().map(|a| a["name"].as_str().unwrap()).collect();
+    assert_eq!(names, [wanted.as_str()]);
 
     let gltf = dir.join("one.gltf");
     let run = export(&[input.join("island.md2").as_ref(), "-o".as_ref(), gltf.as_ref()]);

@@ -525,3 +525,17 @@ fn texture_wrap_follows_the_texture_flags() {
     let Some(scene) = open("tank/tank.m2") else { return };
     assert!(scene.materials.iter().all(|m| m.wrap == [Clamp, Clamp]));
 }
+
+/// The tank's environment-mapped additive layers cannot be drawn in glTF (no additive blend, no
+/// sphere map), and untextured they would paint the base white: each mesh keeps its base
+/// primitive only, and the file's notes say which layer went.
+#[test]
+fn gltf_leaves_out_layers_it_cannot_draw() {
+    let Some(scene) = open("tank/tank.m2") else { return };
+    let doc = mdview::export::gltf::build(&scene).unwrap();
+    for mesh in doc.json["meshes"].as_array().unwrap() {
+        assert_eq!(mesh["primitives"].as_array().unwrap().len(), 1, "{mesh}");
+    }
+    let left_out = doc.notes.iter().filter(|n| n.contains("left out") && n.contains("environment map")).count();
+    assert_eq!(left_out, 3, "{:?}", doc.notes);
+}

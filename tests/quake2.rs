@@ -224,14 +224,24 @@ fn a_player_model_without_skins_offers_its_folder_images() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("folder skin 0: x.pcx: ") && text.contains("folder skin 1: other.pcx: "), "{text}");
     assert!(text.contains("Skin (skin): *x.pcx, other.pcx"), "{text}");
-    // `export` names the same file in the MTL.
-    let obj = root.join("x.obj");
-    let out = Command::new(env!("CARGO_BIN_EXE_mdview"))
-        .args(["export", path.to_str().unwrap(), "-o", obj.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mtl = std::fs::read_to_string(root.join("x.mtl")).unwrap();
+    // `export` copies the skin the faces draw with beside the MTL as PNG, and names it there;
+    // the other skin, which no face uses, stays where it is.
+    let export = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_mdview"))
+            .args(["export", path.to_str().unwrap(), "-o", root.join("x.obj").to_str().unwrap()])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        std::fs::read_to_string(root.join("x.mtl")).unwrap()
+    };
+    let mtl = export(&[]);
+    assert!(mtl.contains("map_Kd x_x.png\n"), "{mtl}");
+    assert!(!root.join("x_other.png").exists());
+    let copy = image::open(root.join("x_x.png")).unwrap().to_rgba8();
+    assert_eq!(copy.get_pixel(0, 0).0, [X_SKIN[0], X_SKIN[1], X_SKIN[2], 255]);
+    // Left in place: the MTL names the file the skin resolved to.
+    let mtl = export(&["--no-textures"]);
     assert!(mtl.contains(&format!("map_Kd {}", root.join("x").join("x.pcx").display())), "{mtl}");
     std::fs::remove_dir_all(&root).ok();
 }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow};
 use rayon::prelude::*;
 
+use super::obj::Textures;
 use crate::formats::assets::SharedListings;
 use crate::scene::SceneKind;
 use crate::scene::anim::Pose;
@@ -76,7 +77,13 @@ impl BatchReport {
 
 /// Converts one model file to `output`, sharing folder listings with the other files of a
 /// batch (a fresh [`SharedListings`] for a file on its own).
-pub fn convert_file(input: &Path, output: &Path, format: BatchFormat, listings: &SharedListings) -> Result<Outcome> {
+pub fn convert_file(
+    input: &Path,
+    output: &Path,
+    format: BatchFormat,
+    textures: Textures,
+    listings: &SharedListings,
+) -> Result<Outcome> {
     let scene = crate::formats::open_shared(input, listings).map_err(|e| anyhow!(e))?;
     if scene.kind == SceneKind::Animation {
         return Ok(Outcome::Skipped);
@@ -84,24 +91,33 @@ pub fn convert_file(input: &Path, output: &Path, format: BatchFormat, listings: 
     if let Some(parent) = output.parent() {
         std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     }
-    // The export's own notes go into the file (`asset.extras`); the report counts the decode's.
-    match format {
+    // A glTF's own notes go into the file (`asset.extras`); the report counts the decode's, and
+    // an OBJ's textures that could not be copied.
+    let export_notes = match format {
         BatchFormat::Glb | BatchFormat::Gltf => {
             super::gltf::write(&scene, output)?;
+            0
         }
         BatchFormat::Obj => {
             let clip = scene.default_clip;
             let start = clip.and_then(|c| scene.clips.get(c)).map_or(0.0, |c| c.start);
             let pose = Pose::at(&scene, clip, start);
-            super::obj::write(&scene, &pose, output).with_context(|| format!("writing {}", output.display()))?;
+            super::obj::write(&scene, &pose, output, textures)
+                .with_context(|| format!("writing {}", output.display()))?
+                .len()
         }
-    }
-    Ok(Outcome::Converted { output: output.to_path_buf(), warnings: scene.warnings.len() })
+    };
+    Ok(Outcome::Converted { output: output.to_path_buf(), warnings: scene.warnings.len() + export_notes })
 }
 
 /// Converts every model under `input_dir` into `output_dir`, in parallel; a progress bar runs
-/// when standard error is a terminal.
-pub fn convert_dir(input_dir: &Path, output_dir: &Path, format: BatchFormat) -> Result<BatchReport> {
+/// when standard error is a terminal. `textures` says what OBJ outputs do with textures.
+pub fn convert_dir(
+    input_dir: &Path,
+    output_dir: &Path,
+    format: BatchFormat,
+    textures: Textures,
+) -> Result<BatchReport> {
     let files = crate::scan::model_files(input_dir).with_context(|| format!("listing {}", input_dir.display()))?;
     let bar = indicatif::ProgressBar::new(files.len() as u64);
     if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {wide_msg}") {
@@ -123,7 +139,7 @@ pub fn convert_dir(input_dir: &Path, output_dir: &Path, format: BatchFormat) -> 
             // Keep the source extension in the name: `tris.md2` and `tris.mdr` stay apart.
             let file_name = output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             output.set_file_name(format!("{file_name}.{}", format.extension()));
-            let outcome = match convert_file(input, &output, format, &listings) {
+            let outcome = match convert_file(input, &output, format, textures, &listings) {
                 Ok(outcome) => outcome,
                 Err(e) => Outcome::Failed(one_line(&e)),
             };

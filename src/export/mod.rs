@@ -17,6 +17,19 @@ pub fn write_output(path: &std::path::Path, bytes: impl AsRef<[u8]>) -> std::io:
     std::fs::write(path, bytes)
 }
 
+/// `image` as PNG bytes, for the exporters (embedded in glTF, copied beside an OBJ).
+pub fn encode_png(image: &crate::scene::Image) -> Result<Vec<u8>, image::ImageError> {
+    use image::ImageEncoder as _;
+    let mut png = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut png).write_image(
+        &image.rgba,
+        image.width,
+        image.height,
+        image::ExtendedColorType::Rgba8,
+    )?;
+    Ok(png)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

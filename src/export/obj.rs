@@ -1,17 +1,25 @@
 //! Wavefront OBJ export of a posed scene: one `o` per mesh in node order, world-space
 //! positions, `vt u (1-v)`, normals, counter-clockwise faces, and an `.mtl` naming each
-//! material's texture. Hand-written: OBJ is a few lines of text and no crate adds anything.
+//! material's texture, written beside it as PNG (OBJ importers read PNG, not PCX, BLP or WCT).
+//! Hand-written: OBJ is a few lines of text and no crate adds anything.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use glam::{Mat3, Vec3};
 
-use crate::scene::Scene;
 use crate::scene::anim::Pose;
+use crate::scene::{AlphaMode, BlendMode, Scene};
 
 /// The OBJ and MTL texts for `scene` in `pose`. `mtl_name` is the file name the OBJ refers to.
+/// The `.mtl` names each texture where the resolver found it (see [`write`] for PNG copies).
 pub fn to_obj(scene: &Scene, pose: &Pose, mtl_name: &str) -> (String, String) {
+    to_obj_with(scene, pose, mtl_name, &[])
+}
+
+/// As [`to_obj`]; `copies[image]` is the file, beside the `.mtl`, that scene image was
+/// written to, and the `.mtl` names it (with `map_d` too where its alpha is used).
+fn to_obj_with(scene: &Scene, pose: &Pose, mtl_name: &str, copies: &[Option<TextureCopy>]) -> (String, String) {
     let mut obj = String::new();
     let mut mtl = String::new();
     let _ = writeln!(obj, "# mdview export ({})", scene.format.label());
@@ -21,10 +29,23 @@ pub fn to_obj(scene: &Scene, pose: &Pose, mtl_name: &str) -> (String, String) {
     for (index, material) in scene.materials.iter().enumerate() {
         let _ = writeln!(mtl, "newmtl {}", material_name(scene, index));
         let _ = writeln!(mtl, "Kd {} {} {}", material.base_color.x, material.base_color.y, material.base_color.z);
-        // The file the one texture resolver found (what `render` draws), else the name as stated.
-        let resolved = scene.material_image(index).and_then(|image| image.location());
-        if let Some(texture) = resolved.as_ref().or(material.texture.as_ref()) {
-            let _ = writeln!(mtl, "map_Kd {texture}");
+        let copy = material.image.and_then(|i| copies.get(i)).and_then(Option::as_ref);
+        if let Some(copy) = copy {
+            let _ = writeln!(mtl, "map_Kd {}", copy.file_name);
+            let alpha_ignored = matches!(material.alpha, AlphaMode::Opaque | AlphaMode::Blend(BlendMode::Opaque));
+            if copy.has_alpha && !alpha_ignored {
+                let _ = writeln!(mtl, "map_d {}", copy.file_name);
+            }
+        } else {
+            // The file the one texture resolver found (what `render` draws), made absolute so it
+            // does not depend on where mdview ran, else the name as stated.
+            let resolved = scene
+                .material_image(index)
+                .and_then(|image| image.location())
+                .map(|location| std::path::absolute(&location).map_or(location, |p| p.to_string_lossy().into_owned()));
+            if let Some(texture) = resolved.as_ref().or(material.texture.as_ref()) {
+                let _ = writeln!(mtl, "map_Kd {texture}");
+            }
         }
         let _ = writeln!(mtl);
     }
@@ -111,11 +132,109 @@ fn material_name(scene: &Scene, index: usize) -> String {
     format!("m{index}_{clean}")
 }
 
-/// Writes `path` (OBJ) and an `.mtl` beside it.
-pub fn write(scene: &Scene, pose: &Pose, path: &Path) -> std::io::Result<()> {
+/// Whether [`write`] copies the textures beside the `.mtl`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Textures {
+    /// Each texture the materials draw with becomes `<obj name>_<texture name>.png` beside the
+    /// `.mtl`, which names it: the pixels the viewer draws, in a format every importer reads,
+    /// found wherever the folder is moved.
+    CopyAsPng,
+    /// The `.mtl` names the files the textures were found in (absolute), as they are.
+    LeaveInPlace,
+}
+
+/// A texture written beside the `.mtl`.
+#[derive(Debug, Clone)]
+struct TextureCopy {
+    file_name: String,
+    /// Some texel is not fully opaque.
+    has_alpha: bool,
+}
+
+/// Writes `path` (OBJ), an `.mtl` beside it and, with [`Textures::CopyAsPng`], the textures.
+/// Returns a note for each texture that could not be copied (the `.mtl` then names it as stated).
+pub fn write(scene: &Scene, pose: &Pose, path: &Path, textures: Textures) -> std::io::Result<Vec<String>> {
     let mtl_path = path.with_extension("mtl");
     let mtl_name = mtl_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "model.mtl".into());
-    let (obj, mtl) = to_obj(scene, pose, &mtl_name);
+    let mut notes = Vec::new();
+    let copies = match textures {
+        Textures::CopyAsPng => copy_textures(scene, path, &mut notes)?,
+        Textures::LeaveInPlace => Vec::new(),
+    };
+    let (obj, mtl) = to_obj_with(scene, pose, &mtl_name, &copies);
     super::write_output(path, obj)?;
-    super::write_output(&mtl_path, mtl)
+    super::write_output(&mtl_path, mtl)?;
+    Ok(notes)
+}
+
+/// Writes each scene image the faces draw with as a PNG beside `obj_path`, named after the
+/// OBJ and the texture (`tris_hunter.png`); per scene image, the copy, if one was written.
+fn copy_textures(scene: &Scene, obj_path: &Path, notes: &mut Vec<String>) -> std::io::Result<Vec<Option<TextureCopy>>> {
+    let stem = obj_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
+    let folder = obj_path.parent().unwrap_or(Path::new(""));
+    // Only what the faces draw with: a Quake II model's other skins stay where they are.
+    let mut used = vec![false; scene.images.len()];
+    for sub in scene.meshes.iter().flat_map(|m| &m.submeshes) {
+        if let Some(slot) =
+            sub.material.and_then(|m| scene.materials.get(m)).and_then(|m| m.image).and_then(|i| used.get_mut(i))
+        {
+            *slot = true;
+        }
+    }
+    let mut taken = std::collections::HashSet::new();
+    let mut copies = vec![None; scene.images.len()];
+    for (index, image) in scene.images.iter().enumerate() {
+        if !used.get(index).copied().unwrap_or(false) {
+            continue;
+        }
+        let pixels = match image.load() {
+            Ok(pixels) => pixels,
+            Err(e) => {
+                notes.push(format!("texture {} not copied: {e}", image.name));
+                continue;
+            }
+        };
+        let png = match super::encode_png(&pixels) {
+            Ok(png) => png,
+            Err(e) => {
+                notes.push(format!("texture {} not copied: {e}", image.name));
+                continue;
+            }
+        };
+        let mut file_name = format!("{stem}_{}.png", texture_stem(&image.name));
+        if !taken.insert(file_name.clone()) {
+            file_name = format!("{stem}_{}_{index}.png", texture_stem(&image.name));
+            taken.insert(file_name.clone());
+        }
+        super::write_output(&folder.join(&file_name), png)?;
+        let has_alpha = pixels.rgba.chunks_exact(4).any(|p| p.get(3).is_some_and(|&a| a < 255));
+        if let Some(slot) = copies.get_mut(index) {
+            *slot = Some(TextureCopy { file_name, has_alpha });
+        }
+    }
+    Ok(copies)
+}
+
+/// A texture name's last path part without its extension, in characters safe in any file
+/// name (`players/hunter/hunter.pcx` and `ITEM\\AXE.BLP` give `hunter` and `AXE`).
+fn texture_stem(name: &str) -> String {
+    let last = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    let stem = last.rsplit_once('.').map_or(last, |(stem, _)| stem);
+    let clean: String =
+        stem.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+    if clean.is_empty() { "texture".into() } else { clean }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texture_stems_are_the_last_part_without_extension_in_safe_characters() {
+        assert_eq!(texture_stem("players/hunter/hunter.pcx"), "hunter");
+        assert_eq!(texture_stem("ITEM\\OBJECTCOMPONENTS\\AXE.BLP"), "AXE");
+        assert_eq!(texture_stem("my skin#2.tga"), "my_skin_2");
+        assert_eq!(texture_stem("noext"), "noext");
+        assert_eq!(texture_stem("dir/.pcx"), "texture");
+    }
 }

@@ -1300,6 +1300,18 @@ impl Scene {
         }
     }
 
+    /// Drops every clip but `clip` (which becomes clip 0), for an export of one animation; the
+    /// default clip, the as-built pose and the aliases follow it or go.
+    pub fn keep_only_clip(&mut self, clip: usize) {
+        let kept = std::mem::take(&mut self.clips).into_iter().nth(clip);
+        let follows = |c: Option<usize>| c.filter(|&c| c == clip).map(|_| 0);
+        self.default_clip = follows(self.default_clip).filter(|_| kept.is_some());
+        self.as_built = follows(self.as_built).filter(|_| kept.is_some());
+        self.clip_aliases.retain(|(_, c)| *c == clip && kept.is_some());
+        self.clip_aliases.iter_mut().for_each(|(_, c)| *c = 0);
+        self.clips.extend(kept);
+    }
+
     /// The image material `material` draws with, if it has one.
     pub fn material_image(&self, material: usize) -> Option<&SceneImage> {
         self.materials.get(material).and_then(|m| m.image).and_then(|i| self.images.get(i))
@@ -1434,6 +1446,33 @@ pub fn compute_normals_into(positions: &[Vec3], triangles: &[[u32; 3]], normals:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Keeping one clip moves it to 0 and with it what pointed at it; what pointed elsewhere goes.
+    #[test]
+    fn keeping_one_clip_follows_it_with_the_default_aliases_and_as_built() {
+        let clip = |name: &str| Clip {
+            name: name.into(),
+            source: None,
+            start: 0.0,
+            end: 1.0,
+            rate: 10.0,
+            channels: Vec::new(),
+            tracks: Vec::new(),
+            warnings: Vec::new(),
+        };
+        let mut scene = Scene::new(FormatKind::TpwMd2, SceneKind::Mesh);
+        scene.clips = vec![clip("C"), clip("M1"), clip("M2")];
+        scene.default_clip = Some(1);
+        scene.as_built = Some(0);
+        scene.clip_aliases = vec![("first".into(), 0), ("open".into(), 1)];
+        scene.keep_only_clip(1);
+        assert_eq!(scene.clips.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["M1"]);
+        assert_eq!((scene.default_clip, scene.as_built), (Some(0), None));
+        assert_eq!(scene.clip_aliases, [("open".to_string(), 0)]);
+        // A clip that is not there leaves none.
+        scene.keep_only_clip(5);
+        assert!(scene.clips.is_empty() && scene.default_clip.is_none() && scene.clip_aliases.is_empty());
+    }
 
     /// The four-box bounds equal a one-point-at-a-time fold that leaves out non-finite points,
     /// at every length (whole groups of four and the rest) and wherever the odd points fall.

@@ -77,13 +77,23 @@ pub fn write(scene: &Scene, path: &Path) -> Result<Vec<String>> {
             bin_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "model.bin".into());
         let mut value = doc.json.clone();
         if let Some(buffer) = value.get_mut("buffers").and_then(|b| b.get_mut(0)) {
-            buffer["uri"] = Value::String(bin_name);
+            buffer["uri"] = Value::String(relative_uri(&bin_name));
         }
         crate::export::write_output(&bin_path, &doc.bin).with_context(|| format!("writing {}", bin_path.display()))?;
         crate::export::write_output(path, serde_json::to_vec_pretty(&value)?)
             .with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(doc.notes)
+}
+
+/// Bytes a relative URI reference (RFC 3986) carries as they are: the unreserved set.
+const URI_KEPT: &percent_encoding::AsciiSet =
+    &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
+/// A file name as a relative URI reference: other bytes are percent-encoded, so a name with a
+/// space or `#` still reaches the file rather than a fragment.
+fn relative_uri(file_name: &str) -> String {
+    percent_encoding::utf8_percent_encode(file_name, URI_KEPT).to_string()
 }
 
 /// The GLB container: a 12-byte header, the JSON chunk padded with spaces and the BIN chunk
@@ -168,6 +178,8 @@ struct Builder<'a> {
     morphs: Vec<MorphPlan>,
     /// Per glTF material: whether its base colour texture carries KHR_texture_transform.
     transformable: Vec<bool>,
+    /// Per scene material: whether its texture was embedded.
+    textured: Vec<bool>,
     pointer_channels: Vec<Vec<PointerChannel>>,
     extensions: Vec<&'static str>,
     skeleton_roots: Vec<u32>,
@@ -214,6 +226,7 @@ impl<'a> Builder<'a> {
             joint_nodes: Vec::new(),
             morphs: Vec::new(),
             transformable: Vec::new(),
+            textured: Vec::new(),
             pointer_channels: Vec::new(),
             extensions: Vec::new(),
             skeleton_roots: Vec::new(),
@@ -479,6 +492,7 @@ impl<'a> Builder<'a> {
                 self.use_extension("KHR_texture_transform");
             }
             self.transformable.push(transform.is_some());
+            self.textured.push(texture.is_some());
             let base_color_texture = texture.map(|t| json::texture::Info {
                 index: index(t),
                 tex_coord: 0,
@@ -530,18 +544,13 @@ impl<'a> Builder<'a> {
             }
         };
         let kind = crate::scene::classify_see_through(&image.rgba);
-        let mut png = Vec::new();
-        use image::ImageEncoder as _;
-        let encoded = image::codecs::png::PngEncoder::new(&mut png).write_image(
-            &image.rgba,
-            image.width,
-            image.height,
-            image::ExtendedColorType::Rgba8,
-        );
-        if let Err(e) = encoded {
-            self.note(format!("texture {} not embedded: {e}", scene_image.name));
-            return None;
-        }
+        let png = match crate::export::encode_png(&image) {
+            Ok(png) => png,
+            Err(e) => {
+                self.note(format!("texture {} not embedded: {e}", scene_image.name));
+                return None;
+            }
+        };
         let view = self.view(&png, None);
         let name = Some(scene_image.name.clone());
         let image_index = self
@@ -933,7 +942,23 @@ impl Builder<'_> {
             } else {
                 mesh.submeshes.iter().map(|s| (s.material, s.first_triangle, s.triangle_count)).collect()
             };
+            let mut written: Vec<(u32, u32)> = Vec::new();
             for (material, first, tri_count) in ranges {
+                // A pass over triangles already written (M2 texture-unit layers) that glTF cannot
+                // draw as the game does would cover its base: an additive or modulating blend or
+                // a sphere map becomes plain alpha blending over the same triangles, and an
+                // untextured one paints them flat.
+                if written.contains(&(first, tri_count))
+                    && let Some(why) = material.and_then(|i| self.unexpressible_layer(i))
+                {
+                    self.note(format!(
+                        "mesh {}: the layer drawn with material {} over the same triangles is left out ({why})",
+                        mesh.name,
+                        material.unwrap_or_default()
+                    ));
+                    continue;
+                }
+                written.push((first, tri_count));
                 let tris = mesh
                     .triangles
                     .get(first as usize..(first as usize).saturating_add(tri_count as usize))
@@ -1008,6 +1033,24 @@ impl Builder<'_> {
     }
 
     /// One skin per skeleton: inverse bind matrices are the inverses of the rest pose.
+    /// Why material `material` cannot be drawn as a layer over a base in glTF, or `None` when
+    /// it can (an opaque, cut-out or alpha-blended texture).
+    fn unexpressible_layer(&self, material: usize) -> Option<&'static str> {
+        let m = self.scene.materials.get(material)?;
+        if m.sphere_map {
+            return Some("an environment map, which glTF cannot express");
+        }
+        if let AlphaMode::Blend(mode) = m.alpha
+            && !matches!(mode, BlendMode::Opaque | BlendMode::AlphaKey | BlendMode::Alpha)
+        {
+            return Some("an additive or modulating blend, which glTF cannot express");
+        }
+        if !self.textured.get(material).copied().unwrap_or(false) {
+            return Some("its texture is not available, and untextured it would paint the base flat");
+        }
+        None
+    }
+
     fn skin(&mut self, skeleton: usize) -> u32 {
         let scene = self.scene;
         let joints = self.joint_nodes.get(skeleton).cloned().unwrap_or_default();
