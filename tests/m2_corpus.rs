@@ -539,3 +539,36 @@ fn gltf_leaves_out_layers_it_cannot_draw() {
     let left_out = doc.notes.iter().filter(|n| n.contains("left out") && n.contains("environment map")).count();
     assert_eq!(left_out, 3, "{:?}", doc.notes);
 }
+
+/// An importer's armature has its bones where the model's are: each joint node rests at its
+/// pivot (its parent's node plus the difference of the pivots, no turn), and its inverse bind
+/// matrix moves the pivot back to the origin. Folding pivots into identity joints instead put
+/// every bone at the origin and tied each translation key to the rotation.
+#[test]
+fn gltf_joints_rest_at_their_pivots() {
+    let Some(scene) = open("rabbit/Rabbit.m2") else { return };
+    let doc = mdview::export::gltf::build(&scene).unwrap();
+    let json = &doc.json;
+    let skin = &json["skins"][0];
+    let joints: Vec<usize> = skin["joints"].as_array().unwrap().iter().map(|j| j.as_u64().unwrap() as usize).collect();
+    let skeleton = &scene.skeletons[0];
+    assert_eq!(joints.len(), skeleton.joints.len());
+    let accessor = &json["accessors"][skin["inverseBindMatrices"].as_u64().unwrap() as usize];
+    let view = &json["bufferViews"][accessor["bufferView"].as_u64().unwrap() as usize];
+    let start =
+        view["byteOffset"].as_u64().unwrap_or(0) as usize + accessor["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let floats: Vec<f32> = bytemuck::pod_collect_to_vec(&doc.bin[start..start + 64 * joints.len()]);
+    for (j, joint) in skeleton.joints.iter().enumerate() {
+        let node = &json["nodes"][joints[j]];
+        let translation = node["translation"].as_array().map_or(Vec3::ZERO, |t| {
+            Vec3::new(t[0].as_f64().unwrap() as f32, t[1].as_f64().unwrap() as f32, t[2].as_f64().unwrap() as f32)
+        });
+        let parent_pivot = joint.parent.map_or(Vec3::ZERO, |p| skeleton.joints[p].pivot);
+        assert!((translation - (joint.pivot - parent_pivot)).length() < 1e-5, "joint {j}: {translation}");
+        assert!(node.get("rotation").is_none() && node.get("scale").is_none(), "joint {j} turns at rest: {node}");
+        let ibm = glam::Mat4::from_cols_slice(&floats[16 * j..16 * j + 16]);
+        assert!(ibm.abs_diff_eq(glam::Mat4::from_translation(-joint.pivot), 1e-5), "joint {j}: {ibm}");
+    }
+    // The pivots are not all at the origin, or this proves nothing.
+    assert!(skeleton.joints.iter().filter(|j| j.pivot.length() > 0.01).count() > 10);
+}

@@ -675,9 +675,14 @@ impl<'a> Builder<'a> {
             }
         }
         for (i, node) in scene.nodes.iter().enumerate() {
+            // A node that follows a joint hangs under the joint's node, which sits at its pivot.
+            let local = match node.joint {
+                Some((s, j)) => Mat4::from_translation(-self.joint_pivot(s, j)) * node.local,
+                None => node.local,
+            };
             // A mirror under rotation keys no longer matters here: keyed poses are decomposed
             // against the chain's fixed stretch (`node_motion`), which keeps the mirror exactly.
-            let (transform, _caveat) = decompose::split(&node.local, rotated.get(i).copied().unwrap_or(false));
+            let (transform, _caveat) = decompose::split(&local, rotated.get(i).copied().unwrap_or(false));
             self.node_forms.push(transform);
             let placed = match transform {
                 NodeTransform::Single(trs) => {
@@ -708,8 +713,23 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// Joint nodes per skeleton: each joint's rest local (model-space rest relative to its
-    /// parent's), under one root node per skeleton.
+    /// A joint's pivot (M2: rotation and scale happen about it; zero elsewhere).
+    fn joint_pivot(&self, skeleton: usize, joint: usize) -> Vec3 {
+        self.scene.skeletons.get(skeleton).and_then(|s| s.joints.get(joint)).map_or(Vec3::ZERO, |j| j.pivot)
+    }
+
+    /// Where joint `joint`'s node sits in the bind pose, in model space: its rest matrix (MDR)
+    /// moved to its pivot (M2, whose joint matrices are identity at rest). Joint nodes are
+    /// written as the joint's matrix times a move to its pivot, so an importer's armature has
+    /// its bones where the model's are, and M2 keys go on the joints as they are (no pivot
+    /// folded into the translation, which would tie translation to rotation).
+    fn joint_bind(&self, skeleton: usize, joint: usize) -> Mat4 {
+        let rest = self.scene.skeletons.get(skeleton).and_then(|s| s.rest_pose.get(joint)).copied();
+        rest.unwrap_or(Mat4::IDENTITY) * Mat4::from_translation(self.joint_pivot(skeleton, joint))
+    }
+
+    /// Joint nodes per skeleton: each joint's bind matrix ([`Self::joint_bind`]) relative to
+    /// its parent's, under one root node per skeleton.
     fn skeletons(&mut self) {
         let scene = self.scene;
         for (s, skeleton) in scene.skeletons.iter().enumerate() {
@@ -719,10 +739,9 @@ impl<'a> Builder<'a> {
             );
             let mut nodes = Vec::with_capacity(skeleton.joints.len());
             for (j, joint) in skeleton.joints.iter().enumerate() {
-                let rest = skeleton.rest_pose.get(j).copied().unwrap_or(Mat4::IDENTITY);
                 let parent = joint.parent.filter(|&p| p < j);
-                let parent_rest = parent.and_then(|p| skeleton.rest_pose.get(p)).copied().unwrap_or(Mat4::IDENTITY);
-                let local = parent_rest.inverse() * rest;
+                let parent_bind = parent.map_or(Mat4::IDENTITY, |p| self.joint_bind(s, p));
+                let local = parent_bind.inverse() * self.joint_bind(s, j);
                 let trs = to_trs(&local);
                 let n = self.push_node(joint.name.clone(), trs);
                 match parent.and_then(|p| nodes.get(p).copied()) {
@@ -1054,11 +1073,9 @@ impl Builder<'_> {
     fn skin(&mut self, skeleton: usize) -> u32 {
         let scene = self.scene;
         let joints = self.joint_nodes.get(skeleton).cloned().unwrap_or_default();
-        let rest = scene.skeletons.get(skeleton).map(|s| s.rest_pose.clone()).unwrap_or_default();
         let ibm: Vec<f32> = (0..joints.len())
             .flat_map(|j| {
-                let m = rest.get(j).copied().unwrap_or(Mat4::IDENTITY);
-                let inv = m.inverse();
+                let inv = self.joint_bind(skeleton, j).inverse();
                 if inv.is_finite() { inv } else { Mat4::IDENTITY }.to_cols_array()
             })
             .collect();
@@ -1498,9 +1515,10 @@ impl Builder<'_> {
         self.vectors(animation, turned, Property::Scale, seconds, &s, false);
     }
 
-    /// M2: keyed TRS about each joint's pivot, folded into the joint's translation
-    /// (`T(p+t)·R·S·T(-p) = T(p + t - R·S·p)·R·S`), sampled at every key and on a grid because
-    /// the folded translation depends on the rotation. Joints without a track hold identity.
+    /// M2: keyed TRS about each joint's pivot. The joint's matrix is `parent · T(p+t)·R·S·T(-p)`
+    /// and its node is that times `T(p)` ([`Self::joint_bind`]), so the node's local is
+    /// `T(p - p_parent + t)·R·S`: the keys as they are, the translation offset by the pivots.
+    /// Joints without a track hold their rest.
     fn bone_tracks(
         &mut self,
         animation: &mut json::Animation,
@@ -1511,15 +1529,18 @@ impl Builder<'_> {
         let Some(joint_nodes) = self.joint_nodes.get(skeleton).cloned() else { return };
         let Some(skel) = self.scene.skeletons.get(skeleton) else { return };
         for (j, &node) in joint_nodes.iter().enumerate() {
-            let pivot = skel.joints.get(j).map(|joint| joint.pivot).unwrap_or(Vec3::ZERO);
+            let parent = skel.joints.get(j).and_then(|joint| joint.parent).filter(|&p| p < j);
+            let offset = self.joint_pivot(skeleton, j) - parent.map_or(Vec3::ZERO, |p| self.joint_pivot(skeleton, p));
             let track = tracks.iter().find(|t| t.joint == j);
             let local_at = |time: f32| -> Trs {
-                let Some(track) = track else { return Trs::IDENTITY };
+                let Some(track) = track else {
+                    return Trs { translation: offset, ..Trs::IDENTITY };
+                };
                 let [tt, rt, st] = track.timing;
                 let t = sample_curve(&track.translation, tt.apply(time, time)).unwrap_or(Vec3::ZERO);
                 let r = sample_curve(&track.rotation, rt.apply(time, time)).unwrap_or(Quat::IDENTITY);
                 let s = sample_curve(&track.scale, st.apply(time, time)).unwrap_or(Vec3::ONE);
-                Trs { translation: pivot + t - r * (s * pivot), rotation: r, scale: s }
+                Trs { translation: offset + t, rotation: r, scale: s }
             };
             let times = match track {
                 Some(track) => {
