@@ -715,3 +715,29 @@ fn demo_contact_sheet_two_by_two() {
     check_golden("demo_sheet", &drawn.image);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A mesh under a mirroring world matrix (negative determinant) has its winding reversed on
+/// screen; a single-sided surface is still drawn from its front, as glTF and modelling tools
+/// have it, and the back still culled. The quad is mirrored in x, so its red half moves right.
+#[test]
+fn a_mirrored_single_sided_mesh_shows_its_front() {
+    let dir = std::env::temp_dir().join(format!("mdview-mirrored-{}", std::process::id()));
+    let mut scene = halves_quad_scene(&dir);
+    scene.materials[0].alpha = AlphaMode::Opaque;
+    scene.materials[0].two_sided = false;
+    scene.nodes[0].local = Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0));
+    let Some(mut r) = offscreen(&scene) else { return };
+    let mut view = framed_view(&scene, 0.0, 0.0);
+    view.background = [0.0, 0.0, 1.0, 1.0];
+    let mut sides = |yaw: f32| {
+        view.camera.yaw_deg = yaw;
+        let image = r.render(&scene, &Pose::rest(&scene), &view).expect("render");
+        let (w, h) = (image.width(), image.height());
+        [image.get_pixel(w * 2 / 5, h / 2).0, image.get_pixel(w * 3 / 5, h / 2).0]
+    };
+    let [left, right] = sides(0.0);
+    assert!(left[1] > 200 && left[0] < 60 && right[0] > 200 && right[1] < 60, "front: {left:?} {right:?}");
+    let back = sides(180.0);
+    assert!(back.iter().all(|p| p[2] > 240 && p[0] < 15 && p[1] < 15), "back culled: {back:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}

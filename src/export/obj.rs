@@ -61,7 +61,11 @@ fn to_obj_with(scene: &Scene, pose: &Pose, mtl_name: &str, copies: &[Option<Text
             continue;
         }
         let world = pose.mesh_world(scene, mesh_index);
-        let normal_matrix = Mat3::from_mat4(world).inverse().transpose();
+        let linear = Mat3::from_mat4(world);
+        let normal_matrix = linear.inverse().transpose();
+        // A mirroring world matrix reverses the winding of the baked positions: swap two
+        // corners back so faces stay counter-clockwise from the front.
+        let mirrored = linear.determinant() < 0.0;
         let positions = pose.mesh_positions(scene, mesh_index);
         let normals = pose.mesh_normals(scene, mesh_index);
         let uvs = pose.mesh_uvs(scene, mesh_index);
@@ -93,7 +97,8 @@ fn to_obj_with(scene: &Scene, pose: &Pose, mtl_name: &str, copies: &[Option<Text
             let first = sub.first_triangle as usize;
             let tris = mesh.triangles.get(first..first + sub.triangle_count as usize).unwrap_or(&[]);
             let mut digits = itoa::Buffer::new();
-            for tri in tris {
+            for &[a, b, c] in tris {
+                let tri = if mirrored { [a, c, b] } else { [a, b, c] };
                 obj.push('f');
                 for corner in tri.map(|i| base + u64::from(i)) {
                     let text = digits.format(corner);
@@ -228,6 +233,49 @@ fn texture_stem(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scene::{Aabb, FormatKind, Mesh, Node, NodeKind, SceneKind, Submesh};
+    use glam::{Mat4, Vec2};
+
+    /// One triangle facing +z, under a node with `local`; the OBJ's face line.
+    fn face_under(local: Mat4) -> String {
+        let mut scene = Scene::new(FormatKind::TpwMd2, SceneKind::Mesh);
+        let positions = vec![Vec3::ZERO, Vec3::X, Vec3::Y];
+        scene.meshes.push(Mesh {
+            name: "tri".into(),
+            node: Some(0),
+            normals: vec![Vec3::Z; 3],
+            bounds: Aabb::from_points(&positions),
+            source_positions: positions,
+            vertex_source: vec![0, 1, 2],
+            uvs: vec![Vec2::ZERO; 3],
+            triangles: vec![[0, 1, 2]],
+            submeshes: vec![Submesh {
+                material: None,
+                first_triangle: 0,
+                triangle_count: 1,
+                vertex_start: 0,
+                vertex_end: 2,
+            }],
+            skin: None,
+            raw: Vec::new(),
+            keep_rest_normals: false,
+            raw_triangle_tags: Vec::new(),
+        });
+        let mut node = Node::new("tri", NodeKind::Mesh, local);
+        node.mesh = Some(0);
+        scene.nodes.push(node);
+        let (obj, _) = to_obj(&scene, &Pose::rest(&scene), "x.mtl");
+        obj.lines().find(|l| l.starts_with("f ")).unwrap_or_default().to_string()
+    }
+
+    /// Baked through a mirror, the corners would wind clockwise from the front: two are swapped.
+    #[test]
+    fn a_mirrored_mesh_keeps_counter_clockwise_faces() {
+        assert_eq!(face_under(Mat4::IDENTITY), "f 1/1/1 2/2/2 3/3/3");
+        assert_eq!(face_under(Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0))), "f 1/1/1 3/3/3 2/2/2");
+        // Two mirrors make a turn: no swap.
+        assert_eq!(face_under(Mat4::from_scale(Vec3::new(-1.0, -1.0, 1.0))), "f 1/1/1 2/2/2 3/3/3");
+    }
 
     #[test]
     fn texture_stems_are_the_last_part_without_extension_in_safe_characters() {

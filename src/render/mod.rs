@@ -495,7 +495,7 @@ impl Renderer {
         let (_, radius) = camera::bounding_sphere(&bounds);
         // Compile the surface pipelines this scene needs now, not on the first frame.
         for material in &materials {
-            self.ensure_pipeline(material.pipeline_key());
+            self.ensure_pipeline(material.pipeline_key(false));
         }
         self.scene = Some(GpuScene {
             mesh_count: scene.meshes.len(),
@@ -597,6 +597,7 @@ impl Renderer {
                 continue;
             }
             let world_from_local = pose.mesh_world(scene, mesh_index);
+            let mirrored = glam::Mat3::from_mat4(world_from_local).determinant() < 0.0;
             let placement = DrawUniforms::new(world_from_local);
             self.draws.staging.extend_from_slice(bytemuck::bytes_of(&placement));
             self.draws.staging.resize(slot as usize * stride + stride, 0);
@@ -616,7 +617,7 @@ impl Renderer {
                     submesh: sub_index as u32,
                     slot,
                     material: sub.material as u32,
-                    key: material.pipeline_key(),
+                    key: material.pipeline_key(mirrored),
                 };
                 match material.pass {
                     DrawPass::Opaque => lists.opaque.push(item),
@@ -639,7 +640,8 @@ impl Renderer {
         lists.blended.sort_by(|a, b| a.0.cmp(&b.0));
         // Group opaque and cut-out draws by pipeline to save state changes.
         lists.opaque.sort_by_key(|i| {
-            (i.key == PipelineKey::Surface { pass: DrawPass::Opaque, cull: true, depth_write: true }, i.material)
+            let plain = PipelineKey::Surface { pass: DrawPass::Opaque, cull: true, mirrored: false, depth_write: true };
+            (i.key == plain, i.material)
         });
         lists.cutout.sort_by_key(|i| i.material);
 
@@ -682,6 +684,12 @@ impl Renderer {
 
         // Pipelines used this frame that load_scene did not already compile.
         let mut keys: Vec<PipelineKey> = Vec::new();
+        // Mirrored meshes' pipelines are compiled when one first appears.
+        for item in lists.opaque.iter().chain(&lists.cutout).chain(lists.blended.iter().map(|(_, item)| item)) {
+            if matches!(item.key, PipelineKey::Surface { mirrored: true, .. }) && !keys.contains(&item.key) {
+                keys.push(item.key);
+            }
+        }
         if !lists.wire.is_empty() {
             keys.push(PipelineKey::Wire);
         }

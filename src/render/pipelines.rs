@@ -27,6 +27,9 @@ pub(super) enum PipelineKey {
     Surface {
         pass: DrawPass,
         cull: bool,
+        /// The mesh's world matrix mirrors (negative determinant), which reverses its winding
+        /// on screen: clockwise is then the front face, as glTF and modelling tools have it.
+        mirrored: bool,
         /// Opaque and cut-out surfaces write depth unless the material says not to (M2 render
         /// flag 0x10); blended ones never do.
         depth_write: bool,
@@ -163,6 +166,10 @@ pub(super) fn create_pipeline(
         _ => None,
     };
     let alpha_to_coverage = msaa && matches!(key, PipelineKey::Surface { pass: DrawPass::CutOut, .. });
+    let front_face = match key {
+        PipelineKey::Surface { mirrored: true, .. } => wgpu::FrontFace::Cw,
+        _ => wgpu::FrontFace::Ccw,
+    };
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some(&format!("mdview {key:?}")),
         layout: Some(layout),
@@ -172,7 +179,7 @@ pub(super) fn create_pipeline(
             compilation_options: Default::default(),
             buffers,
         },
-        primitive: wgpu::PrimitiveState { topology, front_face: wgpu::FrontFace::Ccw, cull_mode, ..Default::default() },
+        primitive: wgpu::PrimitiveState { topology, front_face, cull_mode, ..Default::default() },
         depth_stencil: Some(wgpu::DepthStencilState {
             format: DEPTH_FORMAT,
             depth_write_enabled: Some(depth_write),

@@ -40,10 +40,12 @@ pub(super) struct GpuMaterial {
 }
 
 impl GpuMaterial {
-    pub(super) fn pipeline_key(&self) -> super::pipelines::PipelineKey {
+    /// The pipeline a mesh drawn with this material takes; `mirrored`: its world matrix mirrors.
+    pub(super) fn pipeline_key(&self, mirrored: bool) -> super::pipelines::PipelineKey {
         super::pipelines::PipelineKey::Surface {
             pass: self.pass,
             cull: !self.two_sided,
+            mirrored,
             depth_write: self.depth_write && !matches!(self.pass, DrawPass::Blend(_)),
         }
     }
