@@ -527,6 +527,33 @@ fn opening_an_animation_finds_its_base_and_selects_itself() {
     assert_eq!(scene.clips[clip].name, "M2");
 }
 
+/// §19: the engine takes numbered files up to the first gap, and a bare file only where none is
+/// numbered. Opened directly, a file it never loads still plays (as its own clip, the default),
+/// with a warning saying the game never shows it; opening the model leaves such files out.
+#[test]
+fn an_animation_the_engine_never_loads_plays_when_opened_with_a_warning() {
+    let dir = gate_dir("never-loaded");
+    write(&dir, "gateM.MD2", &gate_m2().to_bytes());
+    write(&dir, "gateM4.MD2", &gate_m1().to_bytes());
+    let model = formats::open(&dir.join("gate.MD2")).unwrap();
+    assert_eq!(model.clips.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["M1", "M2"]);
+    assert!(model.warnings.is_empty(), "{:?}", model.warnings);
+    for (file, clip) in [("gateM.MD2", "M"), ("gateM4.MD2", "M4")] {
+        let scene = formats::open(&dir.join(file)).unwrap();
+        let names: Vec<&str> = scene.clips.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["M1", "M2", clip], "{file}");
+        assert_eq!(scene.default_clip, Some(2), "{file}: the opened file plays");
+        assert!(
+            scene.warnings.iter().any(|w| w.starts_with(file) && w.contains("never loads")),
+            "{file}: {:?}",
+            scene.warnings
+        );
+    }
+    // A file the engine loads opens without that warning.
+    let scene = formats::open(&dir.join("gatem2.MD2")).unwrap();
+    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+}
+
 #[test]
 fn animation_without_base_still_opens_with_a_message() {
     let dir = temp_dir("orphans");

@@ -184,40 +184,57 @@ pub fn open(path: &Path, data: &[u8]) -> DecodeResult<Scene> {
 }
 
 /// Decodes and binds every sibling animation of the base model at `base_path` as a clip.
-/// `selected` names the animation file to make the default clip.
+/// `selected` names the animation file to make the default clip. An opened file the engine
+/// never loads for this model (a bare file beside numbered ones, a file past a gap in the
+/// numbers) is still bound, last, so what was opened plays, with a warning saying so.
 fn attach_siblings(base_path: &Path, model: &mut TpwModel, selected: Option<&Path>) {
+    let mut selected_bound = false;
     for sibling in siblings::animations_of(base_path) {
-        let name = siblings::clip_name(&sibling, Some(base_path));
-        let data = match crate::formats::vfs::read(&sibling) {
-            Ok(d) => d,
-            Err(e) => {
-                model.scene.warnings.push(format!("{name}: unreadable ({e}); skipped"));
-                continue;
-            }
-        };
-        let decoded = decode_file(&data).and_then(|f| match f {
-            TpwFile::Anim { anim, .. } => Ok(anim),
-            TpwFile::Mesh(_) => Err(Reader::new(&data, FORMAT).invalid(
-                "mesh table offset",
-                HDR_MESH_TABLE,
-                "a mesh file named like an animation",
-            )),
-        });
-        match decoded {
-            Ok(file) => {
-                let clip = anim::bind(&file, Some(&*model), &name, Some(&sibling));
-                let is_selected = selected.is_some_and(|s| siblings::same_file(s, &sibling));
-                let role =
-                    sibling.file_stem().and_then(|s| s.to_str()).and_then(siblings::split_role_stem).map(|s| s.role);
-                if role == Some(siblings::CONSTRUCTION_ROLE) && model.scene.as_built.is_none() {
-                    model.scene.as_built = Some(model.scene.clips.len());
-                }
-                if is_selected {
-                    model.scene.default_clip = Some(model.scene.clips.len());
-                }
-                model.scene.clips.push(clip);
-            }
-            Err(e) => model.scene.warnings.push(format!("{name}: {e}; skipped")),
+        let is_selected = selected.is_some_and(|s| siblings::same_file(s, &sibling));
+        selected_bound |= is_selected;
+        bind_sibling(base_path, model, &sibling, is_selected);
+    }
+    if let Some(opened) = selected.filter(|_| !selected_bound) {
+        let file = opened.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        model.scene.warnings.push(format!(
+            "{file}: the engine never loads this file for this model (it takes numbered files up to the \
+             first gap, and a bare file only where no numbered one exists); shown as its own clip"
+        ));
+        bind_sibling(base_path, model, opened, true);
+    }
+}
+
+/// Decodes the animation file `sibling` and binds it to `model` as a clip (the default one
+/// when `is_selected`); a file that fails becomes a warning.
+fn bind_sibling(base_path: &Path, model: &mut TpwModel, sibling: &Path, is_selected: bool) {
+    let name = siblings::clip_name(sibling, Some(base_path));
+    let data = match crate::formats::vfs::read(sibling) {
+        Ok(d) => d,
+        Err(e) => {
+            model.scene.warnings.push(format!("{name}: unreadable ({e}); skipped"));
+            return;
         }
+    };
+    let decoded = decode_file(&data).and_then(|f| match f {
+        TpwFile::Anim { anim, .. } => Ok(anim),
+        TpwFile::Mesh(_) => Err(Reader::new(&data, FORMAT).invalid(
+            "mesh table offset",
+            HDR_MESH_TABLE,
+            "a mesh file named like an animation",
+        )),
+    });
+    match decoded {
+        Ok(file) => {
+            let clip = anim::bind(&file, Some(&*model), &name, Some(sibling));
+            let role = sibling.file_stem().and_then(|s| s.to_str()).and_then(siblings::split_role_stem).map(|s| s.role);
+            if role == Some(siblings::CONSTRUCTION_ROLE) && model.scene.as_built.is_none() {
+                model.scene.as_built = Some(model.scene.clips.len());
+            }
+            if is_selected {
+                model.scene.default_clip = Some(model.scene.clips.len());
+            }
+            model.scene.clips.push(clip);
+        }
+        Err(e) => model.scene.warnings.push(format!("{name}: {e}; skipped")),
     }
 }
