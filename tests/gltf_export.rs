@@ -779,3 +779,35 @@ fn texture_samplers_wrap_as_the_materials_do() {
         assert!(clamped > 0, "the M2 corpus has clamped texture axes");
     }
 }
+
+/// Every animation of a file keys the same targets: one that another animation moves and this
+/// one leaves alone holds its rest value, so a player switching animations does not keep what
+/// the last one left (the Quake II bug's weapon has no frames in its death clips).
+#[test]
+fn every_animation_keys_every_animated_target() {
+    for (label, scene) in models() {
+        let doc = export::build(&scene).unwrap();
+        let Some(animations) = doc.json["animations"].as_array().filter(|a| a.len() >= 2) else { continue };
+        let targets = |a: &serde_json::Value| {
+            let mut t: Vec<String> = a["channels"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| {
+                    let target = &c["target"];
+                    match target["extensions"]["KHR_animation_pointer"]["pointer"].as_str() {
+                        Some(pointer) => pointer.to_string(),
+                        None => format!("{} {}", target["node"], target["path"]),
+                    }
+                })
+                .collect();
+            t.sort();
+            t.dedup();
+            t
+        };
+        let first = targets(&animations[0]);
+        for a in animations {
+            assert_eq!(targets(a), first, "{label}: animation {}", a["name"]);
+        }
+    }
+}

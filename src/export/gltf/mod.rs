@@ -297,6 +297,7 @@ impl<'a> Builder<'a> {
         for clip in 0..self.scene.clips.len() {
             self.animation(clip);
         }
+        self.hold_unkeyed_targets();
         if !self.scene.global_channels.is_empty() {
             // Each clip samples its global-sequence tracks on its own time (global clock = clip
             // time, as `Pose::at`); the rest pose's own global loops have no clip to live in.
@@ -1301,6 +1302,118 @@ impl Builder<'_> {
         }
         self.root.push(animation);
         self.pointer_channels.push(pointers);
+    }
+
+    /// Gives each animation a one-key channel holding the rest value of every target another
+    /// animation keys and it does not (a Quake II weapon in the clips it has no frames for, a
+    /// door a TPW clip leaves alone), as the viewer poses them: glTF players and Blender keep
+    /// whatever the last animation left in a property an animation does not key.
+    fn hold_unkeyed_targets(&mut self) {
+        use json::animation::Property;
+        let targets = |a: &json::Animation| -> Vec<(u32, Property)> {
+            let valid = |c: &json::animation::Channel| match &c.target.path {
+                Valid(path) => Some((c.target.node.value() as u32, *path)),
+                _ => None,
+            };
+            a.channels.iter().filter_map(valid).collect()
+        };
+        let mut keyed: Vec<(u32, Property)> = self.root.animations.iter().flat_map(targets).collect();
+        keyed.sort_by_key(|(node, path)| (*node, format!("{path:?}")));
+        keyed.dedup();
+        let mut pointers: Vec<String> = self.pointer_channels.iter().flatten().map(|p| p.pointer.clone()).collect();
+        pointers.sort();
+        pointers.dedup();
+        if self.root.animations.len() < 2 || (keyed.is_empty() && pointers.is_empty()) {
+            return;
+        }
+        let start = self.times(&[0.0]);
+        self.last_input = Some((vec![0.0], start));
+        let mut held: HashMap<String, u32> = HashMap::new();
+        for a in 0..self.root.animations.len() {
+            let Some(slot) = self.root.animations.get_mut(a) else { continue };
+            let empty = json::Animation {
+                extensions: None,
+                extras: None,
+                channels: Vec::new(),
+                name: None,
+                samplers: Vec::new(),
+            };
+            let mut animation = std::mem::replace(slot, empty);
+            let own = targets(&animation);
+            for (node, path) in &keyed {
+                if own.contains(&(*node, *path)) {
+                    continue;
+                }
+                let key = format!("{node} {path:?}");
+                let output = match held.get(&key) {
+                    Some(&output) => output,
+                    None => {
+                        let value = self.rest_value(*node, path);
+                        // Weights are scalars, one per target; the rest one value of its width.
+                        let width = if *path == Property::MorphTargetWeights { 1 } else { value.len().max(1) };
+                        let output = self.floats(&value, width, false, None);
+                        held.insert(key, output);
+                        output
+                    }
+                };
+                self.channel(&mut animation, *node, *path, &[0.0], output, false);
+            }
+            if let Some(slot) = self.root.animations.get_mut(a) {
+                *slot = animation;
+            }
+            let own_pointers: Vec<String> =
+                self.pointer_channels.get(a).map(|p| p.iter().map(|c| c.pointer.clone()).collect()).unwrap_or_default();
+            for pointer in &pointers {
+                if own_pointers.contains(pointer) {
+                    continue;
+                }
+                let value = self.rest_pointer_value(pointer);
+                let output = self.floats(&value, value.len().max(1), false, None);
+                if let Some(list) = self.pointer_channels.get_mut(a) {
+                    list.push(PointerChannel { pointer: pointer.clone(), input: start, output });
+                }
+            }
+        }
+    }
+
+    /// The rest value of a node's property, as the node was written (weights: the mesh's own).
+    fn rest_value(&self, node: u32, path: &json::animation::Property) -> Vec<f32> {
+        use json::animation::Property;
+        let Some(n) = self.root.nodes.get(node as usize) else { return Vec::new() };
+        match path {
+            Property::Translation => n.translation.unwrap_or([0.0; 3]).to_vec(),
+            Property::Rotation => n.rotation.map_or([0.0, 0.0, 0.0, 1.0], |r| r.0).to_vec(),
+            Property::Scale => n.scale.unwrap_or([1.0; 3]).to_vec(),
+            Property::MorphTargetWeights => {
+                let mesh = n.mesh.and_then(|m| self.root.meshes.get(m.value()));
+                let targets =
+                    mesh.and_then(|m| m.primitives.first()).and_then(|p| p.targets.as_ref()).map_or(0, Vec::len);
+                mesh.and_then(|m| m.weights.clone()).unwrap_or_else(|| vec![0.0; targets])
+            }
+        }
+    }
+
+    /// The rest value of a material property an animation pointer names: as the material was
+    /// written, else the property's default (a texture transform's identity, a white factor).
+    fn rest_pointer_value(&self, pointer: &str) -> Vec<f32> {
+        let written =
+            pointer.strip_prefix("/materials/").and_then(|rest| rest.split_once('/')).and_then(|(index, path)| {
+                let material = self.root.materials.get(index.parse::<usize>().ok()?)?;
+                serde_json::to_value(material).ok()?.pointer(&format!("/{path}")).cloned()
+            });
+        let numbers = |v: &Value| -> Vec<f32> {
+            match v {
+                Value::Array(items) => items.iter().filter_map(Value::as_f64).map(|x| x as f32).collect(),
+                other => other.as_f64().map(|x| vec![x as f32]).unwrap_or_default(),
+            }
+        };
+        match written.as_ref().map(numbers).filter(|v| !v.is_empty()) {
+            Some(value) => value,
+            None if pointer.ends_with("/offset") => vec![0.0, 0.0],
+            None if pointer.ends_with("/rotation") => vec![0.0],
+            None if pointer.ends_with("/scale") => vec![1.0, 1.0],
+            None => vec![1.0, 1.0, 1.0, 1.0],
+        }
     }
 
     /// TPW node channels (rotation, eased rotation, position, axis scale, path progress) of one
