@@ -284,9 +284,7 @@ fn run_export(args: &ExportArgs) -> Result<()> {
             Err(anyhow!("{} files failed", report.failures.len()))
         };
     }
-    let is_gltf =
-        args.output.extension().is_some_and(|e| e.eq_ignore_ascii_case("glb") || e.eq_ignore_ascii_case("gltf"));
-    if is_gltf {
+    let (scene, pose) = if mdview::export::is_gltf_path(&args.output) {
         let mut scene = open(&args.file)?;
         if let Some(wanted) = &args.pose.anim {
             let clip = mdview::scene::resolve_clip(&scene, wanted).map_err(|e| anyhow!(e))?;
@@ -295,15 +293,13 @@ fn run_export(args: &ExportArgs) -> Result<()> {
         if args.pose.frame.is_some() {
             eprintln!("note: --frame poses an OBJ; a glTF keeps every frame of its clips");
         }
-        let notes = mdview::export::gltf::write(&scene, &args.output)?;
-        for w in scene.warnings.iter().chain(&notes) {
-            eprintln!("warning: {w}");
-        }
-        return Ok(());
-    }
-    let (scene, pose, _, _) = posed(&args.file, &args.pose, args.pose.frame.is_some())?;
-    let notes = mdview::export::obj::write(&scene, &pose, &args.output, obj_textures(args))
-        .with_context(|| format!("writing {}", args.output.display()))?;
+        let pose = Pose::rest(&scene);
+        (scene, pose)
+    } else {
+        let (scene, pose, _, _) = posed(&args.file, &args.pose, args.pose.frame.is_some())?;
+        (scene, pose)
+    };
+    let notes = mdview::export::write_file(&scene, &pose, &args.output, obj_textures(args))?;
     for w in scene.warnings.iter().chain(&notes) {
         eprintln!("warning: {w}");
     }

@@ -62,6 +62,10 @@ pub enum UserEvent {
     Loaded,
     /// The native file dialog closed.
     Picked { path: Option<PathBuf>, folder: bool, elapsed: Duration },
+    /// The export dialog closed.
+    ExportPicked { path: Option<PathBuf>, elapsed: Duration },
+    /// An export finished: the file and its notes, or why it failed.
+    Exported(Result<(PathBuf, Vec<String>), String>),
 }
 
 /// Requests from the UI, carried out after the UI pass (they need the loader or the GPU).
@@ -83,6 +87,8 @@ pub enum Action {
     FrameModel,
     ResetCamera,
     SaveViewport,
+    /// Ask where to export the model on screen (glTF with every clip, or OBJ of this pose).
+    PickExport,
 }
 
 /// A short message shown in the status bar for a few seconds.
@@ -219,6 +225,9 @@ impl Viewer {
         let typing = ctx.egui_wants_keyboard_input();
         ctx.input(|i| {
             let command = i.modifiers.command;
+            if command && i.key_pressed(Key::E) {
+                self.actions.push(Action::PickExport);
+            }
             if command && i.key_pressed(Key::O) {
                 self.actions.push(if i.modifiers.shift { Action::PickFolder } else { Action::PickFile });
             }
@@ -515,6 +524,52 @@ impl App {
         }
     }
 
+    /// The save dialog for an export of the model on screen, beside it and named after it.
+    fn pick_export(&mut self) {
+        let Some(doc) = &self.viewer.session.doc else {
+            self.viewer.notify("Open a model to export it", true);
+            return;
+        };
+        let dir = doc.path.parent().map(Path::to_path_buf);
+        let stem = doc.path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
+        let proxy = self.proxy.clone();
+        let spawned = std::thread::Builder::new().name("mdview-dialog".into()).spawn(move || {
+            let started = Instant::now();
+            let mut dialog = rfd::FileDialog::new()
+                .set_title("Export model: glTF with every clip, or OBJ of the pose on screen")
+                .set_file_name(format!("{stem}.glb"))
+                .add_filter("glTF binary (every clip)", &["glb"])
+                .add_filter("glTF JSON + .bin (every clip)", &["gltf"])
+                .add_filter("Wavefront OBJ + MTL + PNG textures (this pose)", &["obj"]);
+            if let Some(dir) = dir.filter(|d| d.is_dir()) {
+                dialog = dialog.set_directory(dir);
+            }
+            let path = dialog.save_file();
+            let _ = proxy.send_event(UserEvent::ExportPicked { path, elapsed: started.elapsed() });
+        });
+        if let Err(e) = spawned {
+            self.viewer.notify(format!("could not open the file dialog: {e}"), true);
+        }
+    }
+
+    /// Writes the model on screen to `path` aside from the window (glTF: every clip; OBJ: the
+    /// pose on screen), and reports back with [`UserEvent::Exported`].
+    fn export(&mut self, path: PathBuf) {
+        let Some(doc) = &self.viewer.session.doc else { return };
+        let (scene, pose) = (doc.scene.clone(), doc.pose.clone());
+        let proxy = self.proxy.clone();
+        self.viewer.notify(format!("Exporting {}…", path.display()), false);
+        let spawned = std::thread::Builder::new().name("mdview-export".into()).spawn(move || {
+            let written = crate::export::write_file(&scene, &pose, &path, crate::export::obj::Textures::CopyAsPng)
+                .map(|notes| (path, notes))
+                .map_err(|e| format!("{e:#}"));
+            let _ = proxy.send_event(UserEvent::Exported(written));
+        });
+        if let Err(e) = spawned {
+            self.viewer.notify(format!("could not start the export: {e}"), true);
+        }
+    }
+
     /// Carries out what the UI asked for this frame.
     fn run_actions(&mut self) {
         let actions = std::mem::take(&mut self.viewer.actions);
@@ -530,6 +585,7 @@ impl App {
                     None => {}
                 },
                 Action::PickFile => self.pick(false),
+                Action::PickExport => self.pick_export(),
                 Action::PickFolder => self.pick(true),
                 Action::PlayClip(clip) => {
                     if let Some(doc) = &mut self.viewer.session.doc {
@@ -913,6 +969,24 @@ impl ApplicationHandler<UserEvent> for App {
         match event {
             UserEvent::Loaded => {}
             UserEvent::Picked { path: Some(path), .. } => self.open(&path, Instant::now()),
+            UserEvent::ExportPicked { path: Some(path), .. } => self.export(path),
+            UserEvent::ExportPicked { path: None, elapsed } => {
+                if elapsed < Duration::from_millis(300) {
+                    self.viewer.notify("No file dialog is available here; `mdview export` does the same", true);
+                }
+            }
+            UserEvent::Exported(Ok((path, notes))) => {
+                for note in &notes {
+                    log::warn!("export {}: {note}", path.display());
+                }
+                let extra = match notes.as_slice() {
+                    [] => String::new(),
+                    [only] => format!("; note: {only}"),
+                    [first, rest @ ..] => format!("; {} notes, the first: {first}", rest.len() + 1),
+                };
+                self.viewer.notify(format!("Exported {}{extra}", path.display()), false);
+            }
+            UserEvent::Exported(Err(e)) => self.viewer.notify(format!("Export failed: {e}"), true),
             UserEvent::Picked { path: None, folder, elapsed } => {
                 log::info!("file dialog closed without a choice after {elapsed:?}");
                 // A dialog that "closes" at once never opened: no portal or dialog program.

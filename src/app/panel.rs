@@ -47,6 +47,12 @@ pub fn toolbar_ui(ui: &mut Ui, viewer: &mut Viewer) {
                 viewer.actions.push(Action::PickFolder);
             }
             recent_menu_ui(ui, viewer);
+            let export_hint = "Save the model as glTF (every clip) or OBJ (the pose on screen) (Ctrl+E)";
+            ui.add_enabled_ui(viewer.session.doc.is_some(), |ui| {
+                if ui.button("Export…").on_hover_text(export_hint).clicked() {
+                    viewer.actions.push(Action::PickExport);
+                }
+            });
             ui.separator();
             let sheet_hint = "S: the folder's models as thumbnails; click one to open it";
             ui.add_enabled_ui(viewer.session.folder.is_some(), |ui| {
@@ -743,6 +749,7 @@ fn info_ui(ui: &mut Ui, doc: &Document, timing: Option<super::OpenTiming>) {
 pub const KEYS: &[(&str, &str)] = &[
     ("Ctrl+O", "open a model or .wad archive"),
     ("Ctrl+Shift+O", "open a folder"),
+    ("Ctrl+E", "export: glTF with every clip, or OBJ of the pose on screen"),
     ("PageDown / PageUp", "next / previous model in the folder"),
     ("S", "sheet: the folder's models as thumbnails (click one to open it)"),
     ("Space", "play / pause"),

@@ -17,6 +17,28 @@ pub fn write_output(path: &std::path::Path, bytes: impl AsRef<[u8]>) -> std::io:
     std::fs::write(path, bytes)
 }
 
+/// Whether `path` names a glTF output (`.glb` or `.gltf`, any case); anything else is OBJ.
+pub fn is_gltf_path(path: &std::path::Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("glb") || e.eq_ignore_ascii_case("gltf"))
+}
+
+/// Writes `scene` to `path` by its extension: glTF with every clip, or an OBJ of `pose` (with
+/// `textures` as [`obj::write`] takes them). Returns the notes on what the file does not carry.
+/// The CLI's `export` of one file and the viewer's Export both come here.
+pub fn write_file(
+    scene: &crate::scene::Scene,
+    pose: &crate::scene::anim::Pose,
+    path: &std::path::Path,
+    textures: obj::Textures,
+) -> anyhow::Result<Vec<String>> {
+    use anyhow::Context as _;
+    if is_gltf_path(path) {
+        gltf::write(scene, path)
+    } else {
+        obj::write(scene, pose, path, textures).with_context(|| format!("writing {}", path.display()))
+    }
+}
+
 /// `image` as PNG bytes, for the exporters (embedded in glTF, copied beside an OBJ).
 pub fn encode_png(image: &crate::scene::Image) -> Result<Vec<u8>, image::ImageError> {
     use image::ImageEncoder as _;
