@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::scene::{AlphaMode, DetailSection, NodeKind, RawField, Scene, SceneKind, TrackReport, math::is_sheared};
+use crate::scene::{DetailSection, NodeKind, RawField, Scene, SceneKind, TrackReport, math::is_sheared};
 
 #[derive(Debug, Serialize)]
 pub struct Summary {
@@ -217,7 +217,7 @@ impl Summary {
                         Some(MaterialSummary {
                             texture: material.texture.clone(),
                             flags: material.flags,
-                            see_through: material.alpha != AlphaMode::Opaque,
+                            see_through: material.alpha.is_see_through(),
                             start: s.vertex_start,
                             end: s.vertex_end,
                             triangles: s.triangle_count,

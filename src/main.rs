@@ -270,12 +270,34 @@ fn pose_time(scene: &Scene, pose: &PoseArgs, frames_asked: bool) -> Result<(Opti
         None if frames_asked => scene.first_clip(),
         None => scene.default_clip,
     };
-    let start = clip.and_then(|c| scene.clips.get(c)).map_or(0.0, |c| c.start);
+    let found = clip.and_then(|c| scene.clips.get(c));
+    if let Some(frame) = pose.frame {
+        if !frame.is_finite() {
+            return Err(anyhow!("--frame {frame} is not a number of frames"));
+        }
+        // Past either end the clip holds its first or last pose: say so rather than pose it
+        // silently (Quake II clips count from their own first frame, not the file's).
+        if let Some(c) = found.filter(|c| frame < 0.0 || frame > c.length()) {
+            eprintln!(
+                "note: --frame {frame} is outside clip '{}' (0 to {} from its start); it holds its {} pose",
+                c.name,
+                c.length(),
+                if frame < 0.0 { "first" } else { "last" }
+            );
+        }
+    }
+    let start = found.map_or(0.0, |c| c.start);
     Ok((clip, start + pose.frame.unwrap_or(0.0)))
 }
 
 fn run_export(args: &ExportArgs) -> Result<()> {
     if args.file.is_dir() || formats::vfs::is_archive_folder(&args.file) {
+        if args.pose.anim.is_some() || args.pose.frame.is_some() {
+            return Err(anyhow!(
+                "--anim and --frame pose one file; a folder's OBJs are each model's default clip at its \
+                 start, and its glTFs carry every clip"
+            ));
+        }
         let report = mdview::export::batch::convert_dir(&args.file, &args.output, args.format, obj_textures(args))?;
         emit(&report.to_text())?;
         return if report.failures.is_empty() {
@@ -283,6 +305,13 @@ fn run_export(args: &ExportArgs) -> Result<()> {
         } else {
             Err(anyhow!("{} files failed", report.failures.len()))
         };
+    }
+    let known = args.output.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    if !matches!(known.as_deref(), Some("glb" | "gltf" | "obj")) || args.output.is_dir() {
+        return Err(anyhow!(
+            "{}: name the output file .glb, .gltf or .obj (the format follows the extension)",
+            args.output.display()
+        ));
     }
     let (scene, pose) = if mdview::export::is_gltf_path(&args.output) {
         let mut scene = open(&args.file)?;
@@ -330,7 +359,7 @@ fn run_extract(args: &ExtractArgs) -> Result<()> {
 }
 
 fn run_scan(args: &ScanArgs) -> Result<()> {
-    let report = mdview::scan::scan_dir(&args.dir)?;
+    let report = mdview::scan::scan_dir(&args.dir).with_context(|| format!("scanning {}", args.dir.display()))?;
     if args.json {
         emit(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
     } else {

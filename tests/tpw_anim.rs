@@ -537,7 +537,7 @@ fn an_animation_the_engine_never_loads_plays_when_opened_with_a_warning() {
     write(&dir, "gateM4.MD2", &gate_m1().to_bytes());
     let model = formats::open(&dir.join("gate.MD2")).unwrap();
     assert_eq!(model.clips.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["M1", "M2"]);
-    assert!(model.warnings.is_empty(), "{:?}", model.warnings);
+    assert!(model.warnings.iter().all(|w| !w.contains("never loads")), "{:?}", model.warnings);
     for (file, clip) in [("gateM.MD2", "M"), ("gateM4.MD2", "M4")] {
         let scene = formats::open(&dir.join(file)).unwrap();
         let names: Vec<&str> = scene.clips.iter().map(|c| c.name.as_str()).collect();
@@ -551,7 +551,7 @@ fn an_animation_the_engine_never_loads_plays_when_opened_with_a_warning() {
     }
     // A file the engine loads opens without that warning.
     let scene = formats::open(&dir.join("gatem2.MD2")).unwrap();
-    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+    assert!(scene.warnings.iter().all(|w| !w.contains("never loads")), "{:?}", scene.warnings);
 }
 
 #[test]

@@ -8,8 +8,8 @@ use std::path::Path;
 
 use glam::{Mat3, Vec3};
 
+use crate::scene::Scene;
 use crate::scene::anim::Pose;
-use crate::scene::{AlphaMode, BlendMode, Scene};
 
 /// The OBJ and MTL texts for `scene` in `pose`. `mtl_name` is the file name the OBJ refers to.
 /// The `.mtl` names each texture where the resolver found it (see [`write`] for PNG copies).
@@ -32,8 +32,7 @@ fn to_obj_with(scene: &Scene, pose: &Pose, mtl_name: &str, copies: &[Option<Text
         let copy = material.image.and_then(|i| copies.get(i)).and_then(Option::as_ref);
         if let Some(copy) = copy {
             let _ = writeln!(mtl, "map_Kd {}", copy.file_name);
-            let alpha_ignored = matches!(material.alpha, AlphaMode::Opaque | AlphaMode::Blend(BlendMode::Opaque));
-            if copy.has_alpha && !alpha_ignored {
+            if copy.has_alpha && material.alpha.is_see_through() {
                 let _ = writeln!(mtl, "map_d {}", copy.file_name);
             }
         } else {

@@ -49,7 +49,7 @@ impl fmt::Display for DecodeError {
         write!(f, "{}: {} at offset {:#x}: ", self.format, self.field, self.offset)?;
         match &self.kind {
             ErrorKind::OutOfBounds { needed, len } => {
-                write!(f, "needs {needed} bytes but the file is only {len} bytes long")
+                write!(f, "needs {needed} bytes, past the end of the {len}-byte file")
             }
             ErrorKind::Overflow => write!(f, "offset or size overflows"),
             ErrorKind::Invalid(why) => write!(f, "{why}"),

@@ -194,7 +194,32 @@ fn open_in(path: &Path, picks: &[Pick], mut assets: assets::Assets) -> Result<Sc
     .map_err(|source| OpenError::Decode { path: display.clone(), source })?;
     scene.path = Some(path.to_path_buf());
     assets::attach_images(&mut scene, &mut assets, &[]);
+    warn_missing_images(&mut scene);
     validated(scene).map_err(|source| OpenError::Decode { path: display, source })
+}
+
+/// A texture the faces draw with that resolved nowhere is a warning (it draws as the fallback
+/// tile, as the TPW engine draws its brown NotFound tile); a format that already said so about
+/// that name (Quake II skins) is not repeated.
+fn warn_missing_images(scene: &mut Scene) {
+    let mut drawn = vec![false; scene.images.len()];
+    for sub in scene.meshes.iter().flat_map(|m| &m.submeshes) {
+        let image = sub.material.and_then(|m| scene.materials.get(m)).and_then(|m| m.image);
+        if let Some(slot) = image.and_then(|i| drawn.get_mut(i)) {
+            *slot = true;
+        }
+    }
+    let missing: Vec<String> = scene
+        .images
+        .iter()
+        .zip(&drawn)
+        .filter(|(image, drawn)| **drawn && image.source.is_none())
+        .map(|(image, _)| image.name.clone())
+        .filter(|name| !scene.warnings.iter().any(|w| w.contains(name.as_str())))
+        .collect();
+    for name in missing {
+        scene.warnings.push(format!("texture {name} not found beside the model; drawn with the fallback texture"));
+    }
 }
 
 /// Looks again for the textures of `scene` that resolved nowhere, now also in `extra` folders

@@ -350,6 +350,13 @@ pub enum AlphaMode {
     Blend(BlendMode),
 }
 
+impl AlphaMode {
+    /// Whether the surface can be seen through at all (M2's opaque blend mode cannot).
+    pub fn is_see_through(self) -> bool {
+        !matches!(self, AlphaMode::Opaque | AlphaMode::Blend(BlendMode::Opaque))
+    }
+}
+
 /// M2's eight blend modes, kept as such so the renderer maps each to a real blend state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
