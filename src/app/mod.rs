@@ -62,8 +62,12 @@ pub enum UserEvent {
     Loaded,
     /// The native file dialog closed.
     Picked { path: Option<PathBuf>, folder: bool, elapsed: Duration },
-    /// The export dialog closed.
-    ExportPicked { path: Option<PathBuf>, elapsed: Duration },
+    /// The export dialog closed; `model` is the model and pose on screen when it opened.
+    ExportPicked {
+        path: Option<PathBuf>,
+        elapsed: Duration,
+        model: Box<(crate::scene::Scene, crate::scene::anim::Pose)>,
+    },
     /// An export finished: the file and its notes, or why it failed.
     Exported(Result<(PathBuf, Vec<String>), String>),
 }
@@ -530,13 +534,18 @@ impl App {
             self.viewer.notify("Open a model to export it", true);
             return;
         };
-        let dir = doc.path.parent().map(Path::to_path_buf);
+        // What is on screen now is what gets written, whatever the window shows by the time
+        // the dialog closes (the user may step on, and a clip plays on).
+        let model = Box::new((doc.scene.clone(), doc.pose.clone()));
+        // A model inside an archive is offered the archive's folder.
+        let member_archive = crate::formats::wad::path::split_member_path(&doc.path).map(|m| m.archive);
+        let dir = member_archive.as_deref().unwrap_or(&doc.path).parent().map(Path::to_path_buf);
         let stem = doc.path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
         let proxy = self.proxy.clone();
         let spawned = std::thread::Builder::new().name("mdview-dialog".into()).spawn(move || {
             let started = Instant::now();
             let mut dialog = rfd::FileDialog::new()
-                .set_title("Export model: glTF with every clip, or OBJ of the pose on screen")
+                .set_title("Export model: .glb or .gltf with every clip, or .obj of the pose on screen (by the name's extension)")
                 .set_file_name(format!("{stem}.glb"))
                 .add_filter("glTF binary (every clip)", &["glb"])
                 .add_filter("glTF JSON + .bin (every clip)", &["gltf"])
@@ -545,18 +554,24 @@ impl App {
                 dialog = dialog.set_directory(dir);
             }
             let path = dialog.save_file();
-            let _ = proxy.send_event(UserEvent::ExportPicked { path, elapsed: started.elapsed() });
+            let _ = proxy.send_event(UserEvent::ExportPicked { path, elapsed: started.elapsed(), model });
         });
         if let Err(e) = spawned {
             self.viewer.notify(format!("could not open the file dialog: {e}"), true);
         }
     }
 
-    /// Writes the model on screen to `path` aside from the window (glTF: every clip; OBJ: the
-    /// pose on screen), and reports back with [`UserEvent::Exported`].
-    fn export(&mut self, path: PathBuf) {
-        let Some(doc) = &self.viewer.session.doc else { return };
-        let (scene, pose) = (doc.scene.clone(), doc.pose.clone());
+    /// Writes `model` (the scene and pose on screen when the dialog opened) to `path` aside
+    /// from the window (glTF: every clip; OBJ: that pose), and reports back with
+    /// [`UserEvent::Exported`]. The format follows the name's extension, as the dialog cannot
+    /// say which filter was picked; any other name is refused (it could be the model itself).
+    fn export(&mut self, path: PathBuf, model: Box<(crate::scene::Scene, crate::scene::anim::Pose)>) {
+        let extension = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+        if !matches!(extension.as_deref(), Some("glb" | "gltf" | "obj")) {
+            self.viewer.notify(format!("Not exported: name the file .glb, .gltf or .obj ({})", path.display()), true);
+            return;
+        }
+        let (scene, pose) = *model;
         let proxy = self.proxy.clone();
         self.viewer.notify(format!("Exporting {}…", path.display()), false);
         let spawned = std::thread::Builder::new().name("mdview-export".into()).spawn(move || {
@@ -969,8 +984,8 @@ impl ApplicationHandler<UserEvent> for App {
         match event {
             UserEvent::Loaded => {}
             UserEvent::Picked { path: Some(path), .. } => self.open(&path, Instant::now()),
-            UserEvent::ExportPicked { path: Some(path), .. } => self.export(path),
-            UserEvent::ExportPicked { path: None, elapsed } => {
+            UserEvent::ExportPicked { path: Some(path), model, .. } => self.export(path, model),
+            UserEvent::ExportPicked { path: None, elapsed, .. } => {
                 if elapsed < Duration::from_millis(300) {
                     self.viewer.notify("No file dialog is available here; `mdview export` does the same", true);
                 }
@@ -1007,7 +1022,9 @@ impl ApplicationHandler<UserEvent> for App {
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
         let Some(gfx) = &mut self.gfx else { return };
         let response = gfx.egui_state.on_window_event(&gfx.window, &event);
-        if response.repaint {
+        // egui asks to repaint after every event, the redraw itself included: answering that one
+        // would draw nonstop, paused or idle; the next frame's time comes from `next_repaint`.
+        if response.repaint && !matches!(event, WindowEvent::RedrawRequested) {
             gfx.window.request_redraw();
         }
         match event {
