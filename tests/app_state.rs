@@ -86,6 +86,13 @@ fn stepping_stops_at_the_ends_and_follows_the_filter() {
     folder.current = Some(3);
     assert_eq!(folder.step(1), Some(4));
     assert_eq!(folder.step(-1), Some(2));
+    // Nothing visible that way: no step, rather than one backwards (b open, filter "x_e").
+    folder.filter = "x_e".into();
+    folder.current = Some(1);
+    assert_eq!(folder.step(-1), None, "PageUp never moves forwards");
+    folder.current = Some(4);
+    folder.filter = "x_a".into();
+    assert_eq!(folder.step(1), None, "PageDown never moves backwards");
 }
 
 #[test]

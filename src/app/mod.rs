@@ -594,8 +594,14 @@ impl App {
                 Action::Step(delta) => match self.viewer.session.step(delta) {
                     Some(file) => self.request(file, Instant::now()),
                     None if self.viewer.session.folder.is_some() => {
-                        let end = if delta > 0 { "last" } else { "first" };
-                        self.viewer.notify(format!("This is the {end} model in the folder"), false);
+                        let filtered = self.viewer.session.folder.as_ref().is_some_and(|f| !f.filter.trim().is_empty());
+                        let text = match (filtered, delta > 0) {
+                            (true, true) => "No later model in the folder matches the filter",
+                            (true, false) => "No earlier model in the folder matches the filter",
+                            (false, true) => "This is the last model in the folder",
+                            (false, false) => "This is the first model in the folder",
+                        };
+                        self.viewer.notify(text, false);
                     }
                     None => {}
                 },

@@ -96,7 +96,8 @@ impl Folder {
 
     /// The entry `delta` visible steps away from the current one, stopping at either end.
     /// With no current entry (or one the filter hides), stepping forward starts at the first
-    /// visible entry after the current position and backward at the last one before it.
+    /// visible entry after the current position and backward at the last one before it; with
+    /// none that way, there is no step (never one the other way).
     pub fn step(&self, delta: i32) -> Option<usize> {
         let visible = self.visible();
         if visible.is_empty() || delta == 0 {
@@ -109,8 +110,8 @@ impl Folder {
                 None if delta > 0 => 0,
                 None => visible.len() - 1,
                 // On an entry the filter hides: the nearest visible one in the stepping direction.
-                Some(here) if delta > 0 => visible.iter().position(|&v| v > here).unwrap_or(visible.len() - 1),
-                Some(here) => visible.iter().rposition(|&v| v < here).unwrap_or(0),
+                Some(here) if delta > 0 => visible.iter().position(|&v| v > here)?,
+                Some(here) => visible.iter().rposition(|&v| v < here)?,
             },
         };
         visible.get(target).copied()
