@@ -33,6 +33,13 @@ pub fn open_archive(path: &Path) -> Result<WadArchive> {
     WadArchive::from_bytes(data).map_err(|e| anyhow!("{}: {e}", path.display()))
 }
 
+/// As [`open_archive`], for `extract`: a member whose data runs past the end of a cut-off
+/// archive is listed, and fails alone when it is written ([`WadArchive::salvaging`]).
+pub fn open_archive_salvaging(path: &Path) -> Result<WadArchive> {
+    let data = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    WadArchive::salvaging(data).map_err(|e| anyhow!("{}: {e}", path.display()))
+}
+
 impl ArchiveListing {
     pub fn of(path: &Path, archive: &WadArchive) -> Self {
         let members = archive

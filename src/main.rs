@@ -344,7 +344,10 @@ fn obj_textures(args: &ExportArgs) -> mdview::export::obj::Textures {
 }
 
 fn run_extract(args: &ExtractArgs) -> Result<()> {
-    let archive = mdview::archive::open_archive(&args.archive)?;
+    let archive = mdview::archive::open_archive_salvaging(&args.archive)?;
+    for warning in &archive.index.warnings {
+        eprintln!("warning: {warning}");
+    }
     let report = mdview::archive::extract(&args.archive, &archive, &args.output, args.png)?;
     for failure in &report.failures {
         eprintln!("error: {failure}");

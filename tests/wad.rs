@@ -168,6 +168,28 @@ fn extract_writes_every_member_and_reports_each_failure() {
     assert!(!out_dir.join("models/broken.MD2").exists());
     let png = image::open(out_dir.join("textures/good.png")).unwrap().to_rgba8();
     assert_eq!(png.get_pixel(5, 5).0, [100, 100, 100, 255]);
+
+    // Cut off inside the last member: the members before it are still written, and the cut
+    // one is a warning and a failure of its own (`info` still refuses the whole archive).
+    let cut = dir.join("cut.wad");
+    let last = index.entries.iter().max_by_key(|e| e.data_offset).unwrap();
+    std::fs::write(&cut, &archive[..last.data_offset as usize + 3]).unwrap();
+    let cut_out = dir.join("cut-out");
+    let out = mdview(&["extract", cut.to_str().unwrap(), "-o", cut_out.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("warning: entry {} (", last.index)) && stderr.contains("cannot be read"),
+        "{stderr}"
+    );
+    // The broken RefPack member still fails as before, and the cut one too.
+    let expected_failures = if last.path == "models/broken.MD2" { 1 } else { 2 };
+    assert!(stderr.contains(&format!("{expected_failures} of 4 members failed")), "{stderr}");
+    assert!(!cut_out.join(&last.path).exists());
+    for entry in index.entries.iter().filter(|e| e.path != last.path && e.path != "models/broken.MD2") {
+        assert!(cut_out.join(&entry.path).is_file(), "{} written: {stderr}", entry.path);
+    }
+    assert_eq!(mdview(&["info", cut.to_str().unwrap()]).status.code(), Some(1));
 }
 
 #[test]

@@ -110,6 +110,24 @@ pub fn is_wad(data: &[u8]) -> bool {
 /// Reads the header, the entry table and the filename block. Every entry's data range is
 /// checked against the file here, so [`read_entry`] only has the compressed stream to doubt.
 pub fn read_index(data: &[u8]) -> DecodeResult<WadIndex> {
+    read_index_with(data, DataPastEnd::Refuse)
+}
+
+/// As [`read_index`], for salvaging what a damaged archive still holds (`extract`): an entry
+/// whose data runs past the end (a cut-off archive) is a warning, and that member alone fails
+/// when [`read_entry`] reads it, so the members before it can still be written out.
+pub fn read_index_salvaging(data: &[u8]) -> DecodeResult<WadIndex> {
+    read_index_with(data, DataPastEnd::Warn)
+}
+
+/// What [`read_index_with`] does with an entry whose data runs past the end of the file.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum DataPastEnd {
+    Refuse,
+    Warn,
+}
+
+fn read_index_with(data: &[u8], past_end: DataPastEnd) -> DecodeResult<WadIndex> {
     let r = Reader::new(data, FORMAT);
     let magic = r.bytes(0, 4, "magic")?;
     if magic != MAGIC {
@@ -148,7 +166,12 @@ pub fn read_index(data: &[u8]) -> DecodeResult<WadIndex> {
         let raw_name = names
             .cstr(relative, name_len.max(1), &field("name"))
             .map_err(|e| DecodeError { offset: name_offset, ..e })?;
-        r.bytes(data_offset, stored_size, &field("data"))?;
+        if let Err(e) = r.bytes(data_offset, stored_size, &field("data")) {
+            match past_end {
+                DataPastEnd::Refuse => return Err(e),
+                DataPastEnd::Warn => warnings.push(format!("entry {index} ({raw_name}): {e}; it cannot be read")),
+            }
+        }
         if compression == Compression::Stored && size != stored_size {
             warnings.push(format!(
                 "entry {index} ({raw_name}): stored, but its sizes differ ({stored_size} in the archive, {size} stated)"
@@ -276,6 +299,13 @@ pub struct WadArchive {
 impl WadArchive {
     pub fn from_bytes(data: Vec<u8>) -> DecodeResult<Self> {
         let index = read_index(&data)?;
+        Ok(Self { data, index })
+    }
+
+    /// As [`WadArchive::from_bytes`], keeping the members a cut-off archive still holds
+    /// ([`read_index_salvaging`]).
+    pub fn salvaging(data: Vec<u8>) -> DecodeResult<Self> {
+        let index = read_index_salvaging(&data)?;
         Ok(Self { data, index })
     }
 
