@@ -93,7 +93,16 @@ impl OffscreenRenderer {
     }
 
     pub fn render(&mut self, scene: &Scene, pose: &Pose, view: &ViewParams) -> Result<RgbaImage> {
+        // A picture too large for the GPU's memory is an error, not wgpu's default panic: the
+        // targets' allocation fails out of memory, and what then uses them fails validation.
+        let validation = self.gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let memory = self.gpu.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         self.renderer.draw(scene, pose, view);
+        let failed = pollster::block_on(memory.pop()).or(pollster::block_on(validation.pop()));
+        if let Some(error) = failed {
+            let [w, h] = view.size;
+            return Err(anyhow::anyhow!("the GPU could not draw a {w}x{h} picture ({error}); ask for a smaller size"));
+        }
         let mut image = self.renderer.read_pixels()?;
         if view.background[3] <= 0.0 {
             unpremultiply(&mut image);
