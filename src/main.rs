@@ -361,6 +361,20 @@ fn run_extract(args: &ExtractArgs) -> Result<()> {
     }
 }
 
+/// Saves `image` in the format `path`'s extension names, encoded in memory first: a format
+/// that cannot hold RGBA (JPEG) then fails before the file is touched, rather than leaving it
+/// empty.
+#[cfg(feature = "viewer")]
+fn save_image(image: &image::RgbaImage, path: &Path) -> Result<()> {
+    let written = image::ImageFormat::from_path(path).and_then(|format| {
+        let mut bytes = std::io::Cursor::new(Vec::new());
+        image.write_to(&mut bytes, format)?;
+        Ok(bytes.into_inner())
+    });
+    let bytes = written.with_context(|| format!("writing {}", path.display()))?;
+    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
+}
+
 fn run_scan(args: &ScanArgs) -> Result<()> {
     let report = mdview::scan::scan_dir(&args.dir).with_context(|| format!("scanning {}", args.dir.display()))?;
     if args.json {
@@ -597,8 +611,8 @@ fn run_render(args: &RenderArgs) -> Result<()> {
         eprint!("{}", offscreen.report.to_text());
         eprintln!("setup: {:.1} ms", started.elapsed().as_secs_f64() * 1000.0);
     }
-    let save =
-        |image: &image::RgbaImage, path: &Path| image.save(path).with_context(|| format!("writing {}", path.display()));
+    // A format that cannot hold RGBA (JPEG) fails after the file is created: leave no empty file.
+    let save = |image: &image::RgbaImage, path: &Path| save_image(image, path);
     let many = args.frames.is_some() || args.turntable.is_some();
     if !many {
         let render_started = Instant::now();
@@ -762,7 +776,7 @@ fn run_sheet(args: &RenderArgs, sheet_path: &Path) -> Result<()> {
     )?;
     bar.finish_and_clear();
     let encode_started = Instant::now();
-    drawn.image.save(sheet_path).with_context(|| format!("writing {}", sheet_path.display()))?;
+    save_image(&drawn.image, sheet_path)?;
     let fallbacks = drawn.cells.iter().filter(|c| c.fallback_textures > 0).count();
     eprintln!(
         "{}: {} models in {}x{} cells of {} px, {} failed, {} with missing textures; {:.1} s",
