@@ -232,6 +232,14 @@ fn recent_files_persist_newest_first() {
     assert_eq!(loaded.files, [PathBuf::from("/a/one.md2"), PathBuf::from("/b/two.md2")]);
     assert_eq!(loaded.folders, [PathBuf::from("/c"), PathBuf::from("/a"), PathBuf::from("/b")]);
 
+    // A member of an archive remembers the archive as its folder: its directory inside the
+    // archive (`park.wad/models`) does not open on its own.
+    let wad = dir.join("park.wad");
+    std::fs::write(&wad, b"DWFB").unwrap();
+    let mut with_member = Recent::default();
+    with_member.add_file(&wad.join("models").join("gate.MD2"));
+    assert_eq!(with_member.folders, [wad.clone()]);
+
     for i in 0..(RECENT_LIMIT + 5) {
         recent.add_file(&PathBuf::from(format!("/x/{i}.md2")));
     }

@@ -380,12 +380,17 @@ impl Recent {
         std::fs::rename(&tmp, path)
     }
 
-    /// Remembers an opened file and its folder.
+    /// Remembers an opened file and its folder: for a member of an archive, the archive,
+    /// which opens as a folder (its directory inside the archive does not open on its own).
     pub fn add_file(&mut self, path: &Path) {
         let path = absolute(path);
         push_front(&mut self.files, path.clone());
-        if let Some(dir) = path.parent() {
-            push_front(&mut self.folders, dir.to_path_buf());
+        let folder = match crate::formats::wad::path::split_member_path(&path) {
+            Some(member) => Some(member.archive),
+            None => path.parent().map(Path::to_path_buf),
+        };
+        if let Some(dir) = folder {
+            push_front(&mut self.folders, dir);
         }
     }
 
