@@ -164,7 +164,12 @@ impl SheetView {
             if self.cache.request(&key, self.frame) {
                 let sender = self.sender.clone();
                 rayon::spawn(move || {
-                    let scene = crate::formats::open(&key.path).map_err(|e| e.reason());
+                    // A panic in a decoder (a bug: decoders return errors) would abort the whole
+                    // viewer from a rayon task; it becomes this thumbnail's error, as in the loader.
+                    let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        crate::formats::open(&key.path).map_err(|e| e.reason())
+                    }));
+                    let scene = opened.unwrap_or_else(|_| Err("the decoder crashed; please report this file".into()));
                     let _ = sender.send((key, scene));
                 });
             }
