@@ -238,7 +238,7 @@ fn recent_files_persist_newest_first() {
     std::fs::write(&wad, b"DWFB").unwrap();
     let mut with_member = Recent::default();
     with_member.add_file(&wad.join("models").join("gate.MD2"));
-    assert_eq!(with_member.folders, [wad.clone()]);
+    assert_eq!(with_member.folders, [wad]);
 
     for i in 0..(RECENT_LIMIT + 5) {
         recent.add_file(&PathBuf::from(format!("/x/{i}.md2")));
