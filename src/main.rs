@@ -306,8 +306,7 @@ fn run_export(args: &ExportArgs) -> Result<()> {
             Err(anyhow!("{} files failed", report.failures.len()))
         };
     }
-    let known = args.output.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-    if !matches!(known.as_deref(), Some("glb" | "gltf" | "obj")) || args.output.is_dir() {
+    if !mdview::export::is_export_path(&args.output) || args.output.is_dir() {
         return Err(anyhow!(
             "{}: name the output file .glb, .gltf or .obj (the format follows the extension)",
             args.output.display()

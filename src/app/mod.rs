@@ -55,6 +55,9 @@ pub struct ViewerOptions {
     pub sheet: bool,
 }
 
+/// A file dialog that "closes" sooner than this never opened: no portal or dialog program.
+const NO_DIALOG_WITHIN: Duration = Duration::from_millis(300);
+
 /// Events other threads send to the event loop.
 #[derive(Debug)]
 pub enum UserEvent {
@@ -566,8 +569,7 @@ impl App {
     /// [`UserEvent::Exported`]. The format follows the name's extension, as the dialog cannot
     /// say which filter was picked; any other name is refused (it could be the model itself).
     fn export(&mut self, path: PathBuf, model: Box<(crate::scene::Scene, crate::scene::anim::Pose)>) {
-        let extension = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-        if !matches!(extension.as_deref(), Some("glb" | "gltf" | "obj")) {
+        if !crate::export::is_export_path(&path) {
             self.viewer.notify(format!("Not exported: name the file .glb, .gltf or .obj ({})", path.display()), true);
             return;
         }
@@ -992,7 +994,7 @@ impl ApplicationHandler<UserEvent> for App {
             UserEvent::Picked { path: Some(path), .. } => self.open(&path, Instant::now()),
             UserEvent::ExportPicked { path: Some(path), model, .. } => self.export(path, model),
             UserEvent::ExportPicked { path: None, elapsed, .. } => {
-                if elapsed < Duration::from_millis(300) {
+                if elapsed < NO_DIALOG_WITHIN {
                     self.viewer.notify("No file dialog is available here; `mdview export` does the same", true);
                 }
             }
@@ -1011,7 +1013,7 @@ impl ApplicationHandler<UserEvent> for App {
             UserEvent::Picked { path: None, folder, elapsed } => {
                 log::info!("file dialog closed without a choice after {elapsed:?}");
                 // A dialog that "closes" at once never opened: no portal or dialog program.
-                if elapsed < Duration::from_millis(300) {
+                if elapsed < NO_DIALOG_WITHIN {
                     let what = if folder { "folder" } else { "file" };
                     self.viewer.notify(
                         format!("No file dialog is available here; drag a {what} onto the window instead"),

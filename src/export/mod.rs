@@ -22,6 +22,13 @@ pub fn is_gltf_path(path: &std::path::Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("glb") || e.eq_ignore_ascii_case("gltf"))
 }
 
+/// Whether `path` names a file [`write_file`] can write: `.glb`, `.gltf` or `.obj`, any case.
+/// Anything else is refused rather than guessed (it could be the model itself).
+pub fn is_export_path(path: &std::path::Path) -> bool {
+    let extension = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    matches!(extension.as_deref(), Some("glb" | "gltf" | "obj"))
+}
+
 /// Writes `scene` to `path` by its extension: glTF with every clip, or an OBJ of `pose` (with
 /// `textures` as [`obj::write`] takes them). Returns the notes on what the file does not carry.
 /// The CLI's `export` of one file and the viewer's Export both come here.

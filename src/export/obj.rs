@@ -131,9 +131,7 @@ fn push_line(out: &mut String, prefix: &str, values: &[f32]) {
 
 fn material_name(scene: &Scene, index: usize) -> String {
     let label = scene.materials.get(index).map(|m| m.name.as_str()).unwrap_or("material");
-    let clean: String =
-        label.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
-    format!("m{index}_{clean}")
+    format!("m{index}_{}", safe_chars(label))
 }
 
 /// Whether [`write`] copies the textures beside the `.mtl`.
@@ -177,14 +175,7 @@ fn copy_textures(scene: &Scene, obj_path: &Path, notes: &mut Vec<String>) -> std
     let stem = obj_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
     let folder = obj_path.parent().unwrap_or(Path::new(""));
     // Only what the faces draw with: a Quake II model's other skins stay where they are.
-    let mut used = vec![false; scene.images.len()];
-    for sub in scene.meshes.iter().flat_map(|m| &m.submeshes) {
-        if let Some(slot) =
-            sub.material.and_then(|m| scene.materials.get(m)).and_then(|m| m.image).and_then(|i| used.get_mut(i))
-        {
-            *slot = true;
-        }
-    }
+    let used = scene.drawn_images();
     let mut taken = std::collections::HashSet::new();
     let mut copies = vec![None; scene.images.len()];
     for (index, image) in scene.images.iter().enumerate() {
@@ -224,9 +215,14 @@ fn copy_textures(scene: &Scene, obj_path: &Path, notes: &mut Vec<String>) -> std
 fn texture_stem(name: &str) -> String {
     let last = name.rsplit(['/', '\\']).next().unwrap_or(name);
     let stem = last.rsplit_once('.').map_or(last, |(stem, _)| stem);
-    let clean: String =
-        stem.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+    let clean = safe_chars(stem);
     if clean.is_empty() { "texture".into() } else { clean }
+}
+
+/// `text` with every character but ASCII letters, digits, `_` and `-` made `_`: safe in a
+/// material name and in any file name.
+fn safe_chars(text: &str) -> String {
+    text.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect()
 }
 
 #[cfg(test)]

@@ -202,13 +202,7 @@ fn open_in(path: &Path, picks: &[Pick], mut assets: assets::Assets) -> Result<Sc
 /// tile, as the TPW engine draws its brown NotFound tile); a format that already said so about
 /// that name (Quake II skins) is not repeated.
 fn warn_missing_images(scene: &mut Scene) {
-    let mut drawn = vec![false; scene.images.len()];
-    for sub in scene.meshes.iter().flat_map(|m| &m.submeshes) {
-        let image = sub.material.and_then(|m| scene.materials.get(m)).and_then(|m| m.image);
-        if let Some(slot) = image.and_then(|i| drawn.get_mut(i)) {
-            *slot = true;
-        }
-    }
+    let drawn = scene.drawn_images();
     let missing: Vec<String> = scene
         .images
         .iter()

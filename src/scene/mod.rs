@@ -1319,6 +1319,19 @@ impl Scene {
         self.clips.extend(kept);
     }
 
+    /// Per scene image, whether some face draws with it (through its submesh's material); a
+    /// Quake II model's other skins, for one, are named but not drawn.
+    pub fn drawn_images(&self) -> Vec<bool> {
+        let mut drawn = vec![false; self.images.len()];
+        for sub in self.meshes.iter().flat_map(|m| &m.submeshes) {
+            let image = sub.material.and_then(|m| self.materials.get(m)).and_then(|m| m.image);
+            if let Some(slot) = image.and_then(|i| drawn.get_mut(i)) {
+                *slot = true;
+            }
+        }
+        drawn
+    }
+
     /// The image material `material` draws with, if it has one.
     pub fn material_image(&self, material: usize) -> Option<&SceneImage> {
         self.materials.get(material).and_then(|m| m.image).and_then(|i| self.images.get(i))
