@@ -353,9 +353,22 @@ static KEPT: std::sync::Mutex<Option<(u64, HashMap<PathBuf, KeptListing>)>> = st
 /// on Unix, where the stamp has a change time and an inode. A directory that is not there
 /// lists nothing without trying to read it. Archive folders list from the archive, which
 /// [`super::vfs`] keeps open.
+#[cfg(test)]
 fn kept_listing(source: &FolderSource, now: std::time::SystemTime) -> Arc<Folder> {
+    kept_listing_probed(source, now, None)
+}
+
+/// As [`kept_listing`], with the directory's metadata where the caller has just read it
+/// (one `stat` fewer).
+fn kept_listing_probed(
+    source: &FolderSource,
+    now: std::time::SystemTime,
+    probed: Option<std::fs::Metadata>,
+) -> Arc<Folder> {
     let FolderSource::Directory(dir) = source else { return Arc::new(Folder::read(source.clone())) };
-    let Ok(meta) = std::fs::metadata(dir) else { return Arc::new(Folder::read_entries(source.clone(), Vec::new())) };
+    let Some(meta) = probed.or_else(|| std::fs::metadata(dir).ok()) else {
+        return Arc::new(Folder::read_entries(source.clone(), Vec::new()));
+    };
     let stamp = DirectoryStamp::of(&meta);
     let lock = || KEPT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     {
@@ -408,6 +421,16 @@ pub struct Assets {
     resolved: Vec<(Vec<PathBuf>, ResolvedNames)>,
 }
 
+/// What [`Assets::locate`] learnt about a folder on the way.
+enum Probe {
+    /// A directory on disk, with the metadata just read.
+    Directory(std::fs::Metadata),
+    /// Not in its parent's listing: nothing to list.
+    Absent,
+    /// Nothing yet: the listing finds out.
+    Unknown,
+}
+
 /// What each texture name resolved to, against one search list.
 type ResolvedNames = HashMap<String, Option<Asset>>;
 
@@ -432,18 +455,54 @@ impl Assets {
 
     /// The listing of folder `dir`: a directory, a `.wad` archive or a directory inside one.
     pub fn folder(&mut self, dir: &Path) -> Arc<Folder> {
-        let source = match self.sources.get(dir.as_os_str()) {
-            Some(source) => source.clone(),
-            None => {
-                let source = FolderSource::at(dir);
-                self.sources.insert(dir.as_os_str().to_owned(), source.clone());
-                source
+        if let Some(source) = self.sources.get(dir.as_os_str()) {
+            return self.folder_of(source.clone());
+        }
+        let (source, probe) = self.locate(dir);
+        self.sources.insert(dir.as_os_str().to_owned(), source.clone());
+        match probe {
+            Probe::Absent => {
+                let empty = Arc::new(Folder::read_entries(source.clone(), Vec::new()));
+                self.folders.entry(source).or_insert(empty).clone()
             }
-        };
-        self.folder_of(source)
+            Probe::Directory(meta) => self.folder_probed(source, Some(meta)),
+            Probe::Unknown => self.folder_of(source),
+        }
+    }
+
+    /// Where the folder at `dir` lives, with what finding out learnt about it. A sub-folder of
+    /// a folder listed in this cache answers from that listing, with no system call (and its
+    /// name matched case-insensitively: a model's `Textures/` is its `textures/`); otherwise
+    /// one `stat`, whose metadata the listing then reuses.
+    fn locate(&mut self, dir: &Path) -> (FolderSource, Probe) {
+        let listed_parent = dir
+            .parent()
+            .filter(|parent| !parent.as_os_str().is_empty())
+            .and_then(|parent| self.sources.get(parent.as_os_str()))
+            .filter(|source| matches!(source, FolderSource::Directory(_)))
+            .and_then(|source| self.folders.get(source));
+        if let (Some(parent), Some(name)) = (listed_parent, dir.file_name())
+            && !super::wad::path::has_wad_extension(dir)
+        {
+            return match parent.sub_folder(&name.to_string_lossy()) {
+                Some(source) => (source, Probe::Unknown),
+                None => (FolderSource::Directory(dir.to_path_buf()), Probe::Absent),
+            };
+        }
+        if !super::wad::path::has_wad_extension(dir)
+            && let Ok(meta) = std::fs::metadata(dir)
+            && meta.is_dir()
+        {
+            return (FolderSource::Directory(dir.to_path_buf()), Probe::Directory(meta));
+        }
+        (FolderSource::at(dir), Probe::Unknown)
     }
 
     fn folder_of(&mut self, source: FolderSource) -> Arc<Folder> {
+        self.folder_probed(source, None)
+    }
+
+    fn folder_probed(&mut self, source: FolderSource, probed: Option<std::fs::Metadata>) -> Arc<Folder> {
         if let Some(folder) = self.folders.get(&source) {
             return folder.clone();
         }
@@ -456,9 +515,9 @@ impl Assets {
                     let mut listings = shared.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                     listings.entry(source.clone()).or_default().clone()
                 };
-                slot.get_or_init(|| kept_listing(&source, std::time::SystemTime::now())).clone()
+                slot.get_or_init(|| kept_listing_probed(&source, std::time::SystemTime::now(), probed)).clone()
             }
-            None => kept_listing(&source, std::time::SystemTime::now()),
+            None => kept_listing_probed(&source, std::time::SystemTime::now(), probed),
         };
         self.folders.insert(source, folder.clone());
         folder
@@ -561,6 +620,19 @@ impl Assets {
         if written.contains(['/', '\\'])
             && let Some(model_dir) = search.first()
         {
+            // `players/hunter/weapon.pcx` beside a model in a folder called `hunter`: the file in
+            // the model's own folder, as the game's layout would find it, with no folder above
+            // tried (a player folder is often moved out of the game's tree).
+            if let Some((folders, file)) = written.rsplit_once(['/', '\\'])
+                && let Some(own) = model_dir.file_name()
+                && folders
+                    .rsplit(['/', '\\'])
+                    .next()
+                    .is_some_and(|last| same_without_case(last, &own.to_string_lossy()))
+                && let Some(found) = self.folder(model_dir).file(file)
+            {
+                return Some(found);
+            }
             let first = written.split(['/', '\\']).find(|part| !part.is_empty() && *part != ".").unwrap_or("");
             let mut below: Option<&Path> = None;
             for base in model_dir.ancestors() {
@@ -664,7 +736,10 @@ pub fn archive_texture_dirs(member: &super::wad::path::MemberPath) -> Vec<PathBu
 ///    (where a game's data folder would be), as the Quake II engine looks skins up. Its first
 ///    folder is matched ignoring case where the model's own path runs through it
 ///    (`baseq2/Players/hunter/tris.md2` for `players/hunter/skin.pcx`); elsewhere above the
-///    model it must be spelled as written, so that no folder up to the root is listed;
+///    model it must be spelled as written, so that no folder up to the root is listed. When
+///    its last folder is named like the model's own (`players/hunter/skin.pcx` beside
+///    `hunter/tris.md2`), the file in the model's folder is taken first, as the game's layout
+///    would find it, without trying the folders above;
 /// 3. the base name in each search folder in order: as written when its extension is an
 ///    image's (TPW's `.tga` or a bare name tries the `.wct` of that name first), then its stem
 ///    with each of [`IMAGE_EXTENSIONS`] (an unknown extension is also kept in the stem:
@@ -924,6 +999,28 @@ mod tests {
     }
 
     #[test]
+    fn a_textures_folder_beside_the_model_is_found_in_any_case() {
+        let root = temp_root("textures-case");
+        std::fs::create_dir_all(root.join("Textures")).unwrap();
+        std::fs::write(root.join("Textures").join("Hull.png"), b"x").unwrap();
+        let search = texture_dirs(Some(&root.join("ship.md2")), &[]);
+        let mut assets = Assets::new();
+        // The model's folder is listed first; `textures` then answers from that listing.
+        assert!(assets.resolve_texture("absent.png", &search).is_none());
+        let found = assets.resolve_texture("hull.PNG", &search).and_then(|a| a.path());
+        assert_eq!(found, Some(root.join("Textures").join("Hull.png")));
+        // With no such folder, the search folder lists nothing.
+        let bare = temp_root("textures-none");
+        std::fs::write(bare.join("a.png"), b"x").unwrap();
+        let mut assets = Assets::new();
+        let dirs = texture_dirs(Some(&bare.join("m.md2")), &[]);
+        assert!(assets.folder(&dirs[0]).file("a.png").is_some());
+        assert_eq!(assets.folder(&dirs[1]).files().count(), 0);
+        std::fs::remove_dir_all(&root).ok();
+        std::fs::remove_dir_all(&bare).ok();
+    }
+
+    #[test]
     fn written_paths_off_the_models_path_need_their_spelling_and_list_no_folder_above() {
         let root = temp_root("walk");
         let model_dir = root.join("Models").join("Tank");
@@ -949,9 +1046,17 @@ mod tests {
         // beside the model answers, or nothing.
         assert_eq!(found("PLAYERS/male/grunt.pcx"), (None, false));
         assert_eq!(found("other/skin.pcx"), (Some(model_dir.join("skin.pcx")), false));
-        // `models` lies on the model's own path (`Models`): matched ignoring case, which
-        // lists the folder that holds it.
-        assert_eq!(found("models/tank/SKIN.pcx"), (Some(model_dir.join("skin.pcx")), true));
+        // The written path's last folder is named like the model's (`Tank`): the file in the
+        // model's folder answers, before any folder above is tried or listed.
+        assert_eq!(found("models/tank/SKIN.pcx"), (Some(model_dir.join("skin.pcx")), false));
+        // Named like it but not there: the folders above are still tried. `models` lies on
+        // the model's own path (`Models`): matched ignoring case, which lists the folder that
+        // holds it.
+        std::fs::write(root.join("Models").join("tank.pcx"), b"x").unwrap();
+        assert_eq!(found("models/tank.pcx"), (Some(root.join("Models").join("tank.pcx")), true));
+        std::fs::create_dir_all(root.join("players").join("tank")).unwrap();
+        std::fs::write(root.join("players").join("tank").join("extra.pcx"), b"x").unwrap();
+        assert_eq!(found("players/tank/extra.pcx"), (Some(root.join("players").join("tank").join("extra.pcx")), false));
         // The model's own folder is matched ignoring case, as its images are.
         std::fs::create_dir_all(model_dir.join("Skins")).unwrap();
         std::fs::write(model_dir.join("Skins").join("Red.pcx"), b"x").unwrap();
