@@ -43,7 +43,8 @@ pub struct Summary {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub details: Vec<DetailSection>,
     pub warnings: Vec<String>,
-    /// Decode time measured inside the process, when asked for.
+    /// The first open of the file inside the process (reading, decoding, finding companions),
+    /// when asked for; the same as `open_timing.first_open_ms`, kept for earlier readers.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decode_ms: Option<f64>,
     /// Where opening spends its time, when asked for (`info --timing`).
@@ -323,8 +324,9 @@ impl Summary {
         };
         let _ = writeln!(out, "{}", self.path.as_deref().unwrap_or("<memory>"));
         let _ = writeln!(out, "  format:  {} ({}), version {:#x}, {kind}", self.format_name, self.format, self.version);
-        if let Some(ms) = self.decode_ms {
-            let _ = writeln!(out, "  decode took {ms:.3} ms");
+        // `open_timing` says more about the same first open.
+        if let (Some(ms), None) = (self.decode_ms, self.open_timing) {
+            let _ = writeln!(out, "  open took {ms:.3} ms");
         }
         if let Some(t) = self.open_timing {
             let _ = writeln!(

@@ -405,6 +405,38 @@ fn the_global_clock_runs_through_clip_loops() {
     assert!((t.global_time - 150.0).abs() < 1e-3, "paused: the global clock holds");
 }
 
+/// In the rest pose the global clock still runs (an M2's global-sequence tracks play there),
+/// while the clip time stays put.
+#[test]
+fn the_global_clock_runs_in_the_rest_pose() {
+    let mut t = Timeline::new(0.0, 0.0, 1000.0);
+    t.playing = true;
+    t.advance(0.25);
+    assert_eq!(t.time, 0.0);
+    assert!((t.global_time - 250.0).abs() < 1e-3, "the global clock stood still: {}", t.global_time);
+}
+
+/// A model whose rest pose has global-sequence channels (M2) plays them on opening, with a
+/// clock in milliseconds; one without stays still.
+#[test]
+fn a_rest_pose_with_global_channels_plays_in_milliseconds() {
+    use mdview::scene::{Channel, FormatKind, Key, Node, NodeKind, Scene, SceneKind};
+    let mut scene = Scene::new(FormatKind::WowM2, SceneKind::Mesh);
+    scene.nodes.push(Node::new("root", NodeKind::Transform, glam::Mat4::IDENTITY));
+    let still = scene.clone();
+    scene.global_channels.push(Channel::NodeVisibility { node: 0, keys: vec![Key { time: 0.0, value: true }] });
+    let summary = mdview::info::Summary::of(&scene);
+    let mut doc = mdview::app::state::Document::new("x.m2".into(), scene, summary);
+    assert_eq!(doc.clip, None);
+    assert!(doc.timeline.playing);
+    assert_eq!(doc.timeline.unit, TimeUnit::Milliseconds);
+    doc.timeline.advance(0.1);
+    assert!((doc.timeline.global_time - 100.0).abs() < 1e-3, "{}", doc.timeline.global_time);
+    let summary = mdview::info::Summary::of(&still);
+    let doc = mdview::app::state::Document::new("y.m2".into(), still, summary);
+    assert!(!doc.timeline.playing);
+}
+
 /// …and through clip changes: switching clips keeps the global clock, and the pose reads it.
 #[test]
 fn the_global_clock_survives_clip_changes() {

@@ -67,7 +67,7 @@ fn info_text_shows_tree_materials_and_timing() {
         "transform-only",
         "jtr_plm1.wct",
         "see-through",
-        "decode took",
+        "open took",
         "outside decoding",
         "reading the file alone",
     ] {
@@ -94,6 +94,31 @@ fn export_writes_world_space_obj_and_mtl() {
     assert!(obj.contains("\nf 1/1/1 3/3/3 2/2/2\n"), "stored (0,1,2) is written counter-clockwise as (1,3,2)");
     let mtl = std::fs::read_to_string(path.with_file_name("out.mtl")).unwrap();
     assert!(mtl.contains("map_Kd sand.wct") && mtl.contains("map_Kd jtr_plm1.wct"), "{mtl}");
+}
+
+#[test]
+fn info_timing_names_the_first_open_once() {
+    let path = island_file("info-timing-once");
+    let out = mdview(&["info", path.to_str().unwrap(), "--timing"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("open took").count(), 1, "{text}");
+    assert!(!text.contains("decode took"), "the first open is not a decode: {text}");
+}
+
+#[test]
+fn scan_prints_its_report_and_fails_when_a_file_did_not_open() {
+    let dir = temp_dir("cli-scan-failed");
+    write(&dir, "good.MD2", &island().to_bytes());
+    let out = mdview(&["scan", dir.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    write(&dir, "broken.md2", b"IDP2 cut short");
+    let out = mdview(&["scan", dir.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the report is still printed");
+    assert_eq!(json["files"], 2);
+    assert_eq!(json["failed"].as_array().map(Vec::len), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("1 of 2 files failed"), "{err}");
 }
 
 #[test]

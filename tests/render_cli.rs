@@ -75,10 +75,14 @@ fn bad_arguments_fail_with_one_line() {
     // These fail before any device is opened, so they need no adapter.
     let dir = out_dir("render-cli", "errors");
     let gate = demo("gate.MD2");
-    let cases: [(&[&str], &str); 3] = [
+    let cases: [(&[&str], &str); 7] = [
         (&["--frames", "0..10", "-o", "no_placeholder.jpg"], "{frame}"),
         (&["--background", "blue", "-o", "x.png"], "RRGGBB"),
         (&["--anim", "M9", "-o", "x.png"], "M9"),
+        (&["--yaw", "NaN", "-o", "x.png"], "finite"),
+        (&["--pitch", "inf", "-o", "x.png"], "finite"),
+        (&["--zoom", "nan", "-o", "x.png"], "zoom"),
+        (&["--zoom", "0", "-o", "x.png"], "zoom"),
     ];
     for (extra, expected) in cases {
         let mut args = vec!["render", gate.to_str().expect("utf-8 path")];

@@ -241,15 +241,16 @@ impl Timeline {
         if !self.playing || !dt_secs.is_finite() || dt_secs <= 0.0 {
             return;
         }
+        let delta = dt_secs * self.fps * self.speed;
+        // Wrapped at a day of milliseconds so that f32 keeps sub-millisecond steps; any global
+        // period divides into it only approximately, a jump once a day at most. It runs in the
+        // rest pose too, where an M2's global-sequence tracks still play.
+        self.global_time = (self.global_time + delta).rem_euclid(GLOBAL_CLOCK_WRAP);
         let length = self.length();
         if length <= 0.0 {
             self.time = self.start;
             return;
         }
-        let delta = dt_secs * self.fps * self.speed;
-        // Wrapped at a day of milliseconds so that f32 keeps sub-millisecond steps; any global
-        // period divides into it only approximately, a jump once a day at most.
-        self.global_time = (self.global_time + delta).rem_euclid(GLOBAL_CLOCK_WRAP);
         match self.mode {
             PlayMode::Loop => {
                 self.direction = 1.0;
@@ -439,14 +440,18 @@ impl Document {
     pub fn play_clip(&mut self, clip: Option<usize>) {
         let (speed, mode, global_time) = (self.timeline.speed, self.timeline.mode, self.timeline.global_time);
         let found = clip.and_then(|c| self.scene.clips.get(c));
+        // The rest pose of a scene with global-sequence channels (M2) keeps them moving, on a
+        // clock in milliseconds as its clips are.
+        let global_only = found.is_none() && !self.scene.global_channels.is_empty();
         self.timeline = match found {
             Some(c) => Timeline::new(c.start, c.end, c.rate),
+            None if global_only => Timeline::new(0.0, 0.0, crate::scene::MILLISECONDS_PER_SECOND),
             None => Timeline::default(),
         };
         self.timeline.global_time = global_time;
         self.timeline.speed = speed;
         self.timeline.mode = mode;
-        self.timeline.playing = found.is_some_and(|c| c.length() > 0.0);
+        self.timeline.playing = found.is_some_and(|c| c.length() > 0.0) || global_only;
         self.clip = found.and(clip);
         self.update_pose();
     }

@@ -791,6 +791,8 @@ fn build_scene(layout: &Layout, skins: Vec<String>, frames: SceneFrames, bytes: 
     if scene.materials.is_empty() {
         scene.materials.push(Material::new("no skin"));
     }
+    // The file states no range: the skin covers every render vertex.
+    let last_vertex = uvs.len().saturating_sub(1) as u32;
     let mesh = Mesh {
         name: "model".into(),
         node: Some(0),
@@ -804,7 +806,7 @@ fn build_scene(layout: &Layout, skins: Vec<String>, frames: SceneFrames, bytes: 
             first_triangle: 0,
             triangle_count: triangles.len() as u32,
             vertex_start: 0,
-            vertex_end: 0,
+            vertex_end: last_vertex,
         }],
         triangles,
         skin: None,
@@ -991,6 +993,9 @@ mod tests {
                 }
             }
             assert_eq!(mesh.vertex_source, expected.iter().map(|p| p.0).collect::<Vec<_>>(), "{vertices}/{sts}");
+            // The one skin covers every render vertex.
+            let range = (mesh.submeshes[0].vertex_start, mesh.submeshes[0].vertex_end);
+            assert_eq!(range, (0, expected.len() as u32 - 1), "{vertices}/{sts}");
             let texel = |t: u16| glam::Vec2::new(f32::from(t) / 64.0, f32::from(2 * t) / 64.0);
             assert_eq!(mesh.uvs, expected.iter().map(|p| texel(p.1)).collect::<Vec<_>>(), "{vertices}/{sts}");
             for ((tri, (v, t)), n) in mesh.triangles.iter().zip(&triangles).zip(0..) {
