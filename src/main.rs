@@ -563,7 +563,7 @@ fn parse_mask(s: &str) -> Result<u32, String> {
 
 #[cfg(feature = "viewer")]
 fn run_render(args: &RenderArgs) -> Result<()> {
-    use mdview::render::{Camera, Overlays, ViewParams, offscreen::OffscreenRenderer};
+    use mdview::render::{Camera, ViewParams, offscreen::OffscreenRenderer};
     let started = Instant::now();
     if let Some(sheet) = &args.sheet {
         return run_sheet(args, sheet);
@@ -605,15 +605,7 @@ fn run_render(args: &RenderArgs) -> Result<()> {
     first_pose.view_from_model = Some(view.camera.view_from_world());
     first_pose.evaluate(&scene, first_clip, first_time);
     view.background = args.background;
-    view.overlays = Overlays {
-        wireframe: args.wireframe,
-        normals: args.normals,
-        bounds: args.bounds,
-        axes: args.axes,
-        grid: args.grid,
-        skeleton: args.skeleton,
-        markers: args.markers,
-    };
+    view.overlays = overlays_of(args);
     view.lit = !args.unlit;
     view.textures = !args.no_textures;
     view.flag_bits = args.flag_bits;
@@ -743,6 +735,20 @@ fn frame_plan(
     FramePlan { frames, delay: FrameDelay::from_seconds(1.0 / rate.unwrap_or(15.0)), clip_start }
 }
 
+/// The overlays the options ask for.
+#[cfg(feature = "viewer")]
+fn overlays_of(args: &RenderArgs) -> mdview::render::Overlays {
+    mdview::render::Overlays {
+        wireframe: args.wireframe,
+        normals: args.normals,
+        bounds: args.bounds,
+        axes: args.axes,
+        grid: args.grid,
+        skeleton: args.skeleton,
+        markers: args.markers,
+    }
+}
+
 /// `render DIR --sheet out.png`: every model under the folder in one grid image.
 #[cfg(feature = "viewer")]
 fn run_sheet(args: &RenderArgs, sheet_path: &Path) -> Result<()> {
@@ -764,7 +770,17 @@ fn run_sheet(args: &RenderArgs, sheet_path: &Path) -> Result<()> {
         background: args.background,
         yaw_deg: args.yaw,
         pitch_deg: args.pitch,
+        zoom: args.zoom,
+        overlays: overlays_of(args),
+        lit: !args.unlit,
+        textures: !args.no_textures,
+        flag_bits: args.flag_bits,
+        clip: args.pose.anim.clone(),
+        frame: args.pose.frame,
     };
+    if args.pose.frame.is_some_and(|f| !f.is_finite()) {
+        return Err(anyhow!("--frame is not a number of frames"));
+    }
     let gpu = HeadlessGpu::new()?;
     if args.verbose {
         eprintln!("adapter: {}; {} models", gpu.adapter_name(), items.len());
@@ -798,6 +814,10 @@ fn run_sheet(args: &RenderArgs, sheet_path: &Path) -> Result<()> {
     let encode_started = Instant::now();
     save_image(&drawn.image, sheet_path)?;
     let fallbacks = drawn.cells.iter().filter(|c| c.fallback_textures > 0).count();
+    let without_clip = drawn.cells.iter().filter(|c| c.missing_clip).count();
+    if let (Some(name), 1..) = (&args.pose.anim, without_clip) {
+        eprintln!("note: {without_clip} models have no clip '{name}'; they are drawn in their default pose");
+    }
     eprintln!(
         "{}: {} models in {}x{} cells of {} px, {} failed, {} with missing textures; {:.1} s",
         sheet_path.display(),

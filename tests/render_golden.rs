@@ -713,6 +713,23 @@ fn demo_contact_sheet_two_by_two() {
     assert!(drawn.cells[1..].iter().all(|c| c.error.is_none() && c.fallback_textures == 0), "{:?}", drawn.cells);
     assert_eq!((drawn.cells[3].x, drawn.cells[3].y), (160, 160));
     check_golden("demo_sheet", &drawn.image);
+    // The render options reach every cell: a wireframe changes the pictures, and a clip that
+    // no model has is flagged per cell.
+    let options = SheetOptions {
+        overlays: mdview::render::Overlays { wireframe: true, ..Default::default() },
+        clip: Some("no such clip".into()),
+        ..options
+    };
+    let wired = sheet::render_sheet(
+        &gpu,
+        &items,
+        |item| mdview::formats::open(&item.path).map_err(|e| e.reason()),
+        &options,
+        |_| {},
+    )
+    .expect("sheet");
+    assert_ne!(wired.image, drawn.image, "the wireframe is drawn");
+    assert!(wired.cells[1..].iter().all(|c| c.missing_clip), "{:?}", wired.cells);
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -44,12 +44,53 @@ pub struct SheetOptions {
     pub background: [f32; 4],
     pub yaw_deg: f32,
     pub pitch_deg: f32,
+    /// Moves the camera closer (2 = half the framing distance).
+    pub zoom: f32,
+    pub overlays: super::Overlays,
+    pub lit: bool,
+    pub textures: bool,
+    /// Draw only materials with these flag bits (TPW), as `render --flag-bits` does.
+    pub flag_bits: Option<u32>,
+    /// The clip each model is posed in, by name, index or id ([`crate::scene::resolve_clip`]);
+    /// a model without it keeps its default pose and its cell says so
+    /// ([`SheetCell::missing_clip`]).
+    pub clip: Option<String>,
+    /// Clip units from the clip's start; with no `clip`, in the model's first clip.
+    pub frame: Option<f32>,
 }
 
 impl Default for SheetOptions {
     fn default() -> Self {
-        Self { cell: 256, columns: None, background: super::DEFAULT_BACKGROUND, yaw_deg: 30.0, pitch_deg: 20.0 }
+        Self {
+            cell: 256,
+            columns: None,
+            background: super::DEFAULT_BACKGROUND,
+            yaw_deg: 30.0,
+            pitch_deg: 20.0,
+            zoom: 1.0,
+            overlays: super::Overlays::default(),
+            lit: true,
+            textures: true,
+            flag_bits: None,
+            clip: None,
+            frame: None,
+        }
     }
+}
+
+/// The clip and time a model is drawn at on a sheet, and whether the clip asked for was
+/// missing from it. As `render` poses one model: a frame number without a clip name poses
+/// the first clip; neither keeps the model's own default clip at its start.
+pub fn sheet_pose(scene: &Scene, options: &SheetOptions) -> (Option<usize>, f32, bool) {
+    let named = options.clip.as_deref().map(|name| crate::scene::resolve_clip(scene, name).ok());
+    let clip = match named {
+        Some(Some(found)) => Some(found),
+        _ if options.frame.is_some() => scene.first_clip(),
+        _ => scene.default_clip,
+    };
+    let start = clip.and_then(|c| scene.clips.get(c)).map_or(0.0, |c| c.start);
+    let frame = options.frame.filter(|f| f.is_finite()).unwrap_or(0.0);
+    (clip, start + frame, matches!(named, Some(None)))
 }
 
 /// One model to place on a sheet.
@@ -76,6 +117,10 @@ pub struct SheetCell {
     pub error: Option<String>,
     /// Materials drawn with the fallback tile because their texture was not found.
     pub fallback_textures: usize,
+    /// The model has no clip of the name asked for ([`SheetOptions::clip`]); drawn in its
+    /// default pose.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub missing_clip: bool,
 }
 
 /// A drawn sheet and its cell map.
@@ -137,22 +182,32 @@ pub fn thumbnail_view(scene: &Scene, pose: &Pose, cell: u32, yaw_deg: f32, pitch
     ViewParams::new([cell, cell], Camera::framing(&pose.bounds(scene), yaw_deg, pitch_deg, 1.0))
 }
 
-/// One model's picture on `renderer`: its first pose (the default clip's first frame, else
-/// the rest pose) framed in a `view.size` image. Replaces the renderer's loaded scene.
+/// One model's picture on `renderer`, posed as [`sheet_pose`] says (by default the default
+/// clip's first frame, else the rest pose), framed in a `view.size` image with the options'
+/// overlays, lighting and textures. Replaces the renderer's loaded scene.
 pub fn render_thumbnail(
     renderer: &mut Renderer,
     scene: &Scene,
     options: &SheetOptions,
 ) -> Result<(RgbaImage, SceneReport)> {
     let report = renderer.load_scene(scene);
-    let clip = scene.default_clip;
-    let start = clip.and_then(|c| scene.clips.get(c)).map_or(0.0, |c| c.start);
-    let mut pose = Pose::at(scene, clip, start);
+    let (clip, time, _) = sheet_pose(scene, options);
+    let mut pose = Pose::default();
+    // Global-sequence tracks read the frame number too, as `render` poses them.
+    pose.global_time = Some(options.frame.filter(|f| f.is_finite()).unwrap_or(0.0));
+    pose.evaluate(scene, clip, time);
     let mut view = thumbnail_view(scene, &pose, options.cell, options.yaw_deg, options.pitch_deg);
+    if options.zoom.is_finite() && options.zoom > 0.0 {
+        view.camera.distance /= options.zoom;
+    }
     view.background = options.background;
+    view.overlays = options.overlays;
+    view.lit = options.lit;
+    view.textures = options.textures;
+    view.flag_bits = options.flag_bits;
     // Billboard bones face this camera.
     pose.view_from_model = Some(view.camera.view_from_world());
-    pose.evaluate(scene, clip, start);
+    pose.evaluate(scene, clip, time);
     renderer.draw(scene, &pose, &view);
     let mut image = renderer.read_pixels()?;
     if view.background[3] <= 0.0 {
@@ -197,6 +252,7 @@ where
                 label: item.label.clone(),
                 error: None,
                 fallback_textures: 0,
+                missing_clip: false,
             }
         })
         .collect();
@@ -222,6 +278,7 @@ where
         for (done, (index, decoded)) in receiver.into_iter().enumerate() {
             let Some(cell_info) = cells.get_mut(index) else { continue };
             let picture = decoded.and_then(|scene| {
+                cell_info.missing_clip = sheet_pose(&scene, &options).2;
                 render_thumbnail(&mut renderer, &scene, &options).map_err(|e| format!("render: {e:#}"))
             });
             let mut tile = match picture {
@@ -279,6 +336,36 @@ pub fn label_cell(tile: &mut RgbaImage, name: &str, error: Option<&str>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A sheet poses each model as `render` poses one: the named clip where the model has it
+    /// (its default pose, flagged, where not), a frame number counting from the clip's start,
+    /// and by default the model's own default clip at its start.
+    #[test]
+    fn sheet_poses_follow_the_clip_and_frame_asked_for() {
+        use crate::scene::{Clip, FormatKind, SceneKind};
+        let clip = |name: &str, start: f32| Clip {
+            name: name.into(),
+            source: None,
+            start,
+            end: start + 10.0,
+            rate: 10.0,
+            channels: Vec::new(),
+            tracks: Vec::new(),
+            warnings: Vec::new(),
+        };
+        let mut scene = Scene::new(FormatKind::Quake2Md2, SceneKind::Mesh);
+        scene.clips = vec![clip("stand", 0.0), clip("run", 40.0)];
+        let with = |scene: &Scene, name: Option<&str>, frame: Option<f32>| {
+            sheet_pose(scene, &SheetOptions { clip: name.map(String::from), frame, ..SheetOptions::default() })
+        };
+        assert_eq!(with(&scene, None, None), (None, 0.0, false), "no default clip: the rest pose");
+        assert_eq!(with(&scene, Some("run"), Some(3.0)), (Some(1), 43.0, false));
+        assert_eq!(with(&scene, None, Some(2.0)), (Some(0), 2.0, false), "a frame poses the first clip");
+        assert_eq!(with(&scene, Some("jump"), None), (None, 0.0, true));
+        scene.default_clip = Some(1);
+        assert_eq!(with(&scene, None, None), (Some(1), 40.0, false));
+        assert_eq!(with(&scene, Some("jump"), None), (Some(1), 40.0, true));
+    }
 
     #[test]
     fn grids_are_square_unless_columns_are_given() {
