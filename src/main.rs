@@ -288,7 +288,11 @@ fn pose_time(scene: &Scene, pose: &PoseArgs, frames_asked: bool) -> Result<(Opti
         }
     }
     let start = found.map_or(0.0, |c| c.start);
-    Ok((clip, start + pose.frame.unwrap_or(0.0)))
+    // Held, as the note says: a Quake II loop's blend back into its first frame lies past the
+    // end too, and is the viewer's to play, not a pose to ask for by number.
+    let frame = pose.frame.unwrap_or(0.0);
+    let frame = found.map_or(frame, |c| frame.clamp(0.0, c.length()));
+    Ok((clip, start + frame))
 }
 
 fn run_export(args: &ExportArgs) -> Result<()> {

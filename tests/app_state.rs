@@ -416,6 +416,50 @@ fn the_global_clock_runs_in_the_rest_pose() {
     assert!((t.global_time - 250.0).abs() < 1e-3, "the global clock stood still: {}", t.global_time);
 }
 
+/// A Quake II loop plays its last frame back into its first: in loop mode time runs one frame
+/// past the end (the period is the clip's frame count), and stepping wraps as before; other
+/// modes stop at the last frame.
+#[test]
+fn a_wrapping_loop_runs_one_frame_past_the_end() {
+    let mut t = Timeline::new(10.0, 15.0, 10.0);
+    t.wrap = 1.0;
+    t.playing = true;
+    t.advance(0.55);
+    assert!((t.time - 15.5).abs() < 1e-4, "into the blend back: {}", t.time);
+    t.advance(0.1);
+    assert!((t.time - 10.5).abs() < 1e-4, "a 6-frame loop lasts 6 frames: {}", t.time);
+    t.seek(99.0);
+    assert_eq!(t.time, 16.0);
+    assert_eq!(t.loop_end(), 16.0);
+    t.time = 15.5;
+    t.step_frames(1);
+    assert_eq!(t.time, 10.0, "next from the blend is the first frame");
+    t.mode = PlayMode::Once;
+    t.seek(99.0);
+    assert_eq!(t.time, 15.0, "a clip played once ends on its last frame");
+    // Opening a Quake II model sets the wrap; a TPW model's clips have none.
+    let q2 = mdview::formats::quake2::writer::Md2Spec {
+        skin_width: 8,
+        skin_height: 8,
+        skins: Vec::new(),
+        st: vec![[0, 0], [8, 0], [0, 8]],
+        triangles: vec![([0, 1, 2], [0, 1, 2])],
+        frames: ["run1", "run2"]
+            .iter()
+            .map(|name| mdview::formats::quake2::writer::FrameSpec {
+                name: (*name).into(),
+                scale: [1.0; 3],
+                translate: [0.0; 3],
+                vertices: vec![[0, 0, 0, 0], [9, 0, 0, 0], [0, 9, 0, 0]],
+            })
+            .collect(),
+    };
+    let scene = mdview::formats::quake2::decode(&q2.to_bytes()).expect("decodes");
+    let summary = mdview::info::Summary::of(&scene);
+    let doc = mdview::app::state::Document::new("tris.md2".into(), scene, summary);
+    assert_eq!((doc.timeline.wrap, doc.timeline.loop_end()), (1.0, 2.0));
+}
+
 /// A model whose rest pose has global-sequence channels (M2) plays them on opening, with a
 /// clock in milliseconds; one without stays still.
 #[test]

@@ -189,6 +189,9 @@ pub struct Timeline {
     pub global_time: f32,
     /// +1 forwards, -1 backwards (ping-pong's return leg).
     direction: f32,
+    /// Clip units past `end` through which a loop blends back into the start
+    /// ([`crate::scene::Clip::loop_blend`]): in loop mode time runs on through them.
+    pub wrap: f32,
 }
 
 /// Where the global clock wraps (24 h in milliseconds).
@@ -220,6 +223,15 @@ impl Timeline {
             unit,
             global_time: 0.0,
             direction: 1.0,
+            wrap: 0.0,
+        }
+    }
+
+    /// Where time ends: in loop mode, past `end` by the clip's wrap.
+    pub fn loop_end(&self) -> f32 {
+        match self.mode {
+            PlayMode::Loop => self.end + self.wrap.max(0.0),
+            _ => self.end,
         }
     }
 
@@ -254,7 +266,8 @@ impl Timeline {
         match self.mode {
             PlayMode::Loop => {
                 self.direction = 1.0;
-                self.time = self.start + (self.time - self.start + delta).rem_euclid(length);
+                let period = length + self.wrap.max(0.0);
+                self.time = self.start + (self.time - self.start + delta).rem_euclid(period);
             }
             PlayMode::Once => {
                 self.direction = 1.0;
@@ -291,10 +304,10 @@ impl Timeline {
         self.playing = !self.playing;
     }
 
-    /// Moves to `time`, clamped to the clip.
+    /// Moves to `time`, clamped to the clip (in loop mode, through its wrap).
     pub fn seek(&mut self, time: f32) {
         if time.is_finite() {
-            self.time = time.clamp(self.start, self.end);
+            self.time = time.clamp(self.start, self.loop_end());
         }
     }
 
@@ -451,6 +464,7 @@ impl Document {
         self.timeline.global_time = global_time;
         self.timeline.speed = speed;
         self.timeline.mode = mode;
+        self.timeline.wrap = found.map_or(0.0, crate::scene::Clip::loop_blend);
         self.timeline.playing = found.is_some_and(|c| c.length() > 0.0) || global_only;
         self.clip = found.and(clip);
         self.update_pose();

@@ -58,7 +58,8 @@ pub fn timeline_ui(ui: &mut Ui, viewer: &mut Viewer) {
                 }
                 let (readout, hover) = match t.unit {
                     TimeUnit::Frames => {
-                        (format!("{:>6.1} / {}", t.frame(), t.length()), "Current frame / total frames")
+                        // A Quake II loop's last frame blends back into the first: one more.
+                        (format!("{:>6.1} / {}", t.frame(), t.loop_end() - t.start), "Current frame / total frames")
                     }
                     TimeUnit::Milliseconds => (
                         format!("{:>6.0} / {:.0} ms", t.frame(), t.length()),
@@ -69,7 +70,7 @@ pub fn timeline_ui(ui: &mut Ui, viewer: &mut Viewer) {
                 // The slider takes what the controls on its right leave over.
                 let right = 360.0;
                 ui.spacing_mut().slider_width = (ui.available_width() - right).max(80.0);
-                let (start, end) = (t.start, t.end.max(t.start));
+                let (start, end) = (t.start, t.loop_end().max(t.start));
                 let mut time = t.time;
                 let slider = egui::Slider::new(&mut time, start..=end).show_value(false);
                 let response = ui.add(slider).on_hover_text("Drag to scrub");

@@ -219,7 +219,7 @@ impl Pose {
     }
 
     fn packed_frames(&mut self, scene: &Scene, packed: &super::PackedFrames, time: f32, marks: &mut Marks) {
-        let Some((a, b, f)) = frame_segment(packed.times(), time) else { return };
+        let Some((a, b, f)) = wrapped_frame_segment(packed.times(), time, packed.wraps) else { return };
         let (Some((sa, ta, fa)), Some((sb, tb, fb))) = (packed.frame(a), packed.frame(b)) else { return };
         if let Some(source) = self.begin_source(scene, packed.mesh, &mut marks.moved) {
             for ((slot, &pa), &pb) in source.iter_mut().zip(fa).zip(fb) {
@@ -726,6 +726,17 @@ pub fn sample_path_progress(path: &Path, start: f32, values: &[f32], time: f32) 
 fn last_at_or_before<T>(keys: &[Key<T>], time: f32) -> Option<&Key<T>> {
     let n = keys.partition_point(|k| k.time <= time);
     n.checked_sub(1).and_then(|i| keys.get(i))
+}
+
+/// As [`frame_segment`]; where the frames `wrap`, the frame after the last is the first, one
+/// unit on: a time within that unit blends the last frame into the first.
+fn wrapped_frame_segment(times: &[f32], time: f32, wrap: bool) -> Option<(usize, usize, f32)> {
+    let last = times.len().checked_sub(1)?;
+    let last_time = *times.get(last)?;
+    if wrap && last > 0 && time > last_time && time < last_time + 1.0 {
+        return Some((last, 0, time - last_time));
+    }
+    frame_segment(times, time)
 }
 
 fn frame_segment(times: &[f32], time: f32) -> Option<(usize, usize, f32)> {

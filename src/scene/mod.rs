@@ -1004,6 +1004,10 @@ pub struct PackedFrames {
     /// The table that normal indices point into (for Quake II its 162 normals, built once per
     /// process), borrowed for the process, so a clip's copy counts no reference.
     pub normal_table: &'static [Vec3],
+    /// Whether a loop blends the last frame back into the first over one more frame, as the
+    /// Quake II engine plays a looping animation (its frames are evenly spaced, one unit
+    /// apart): a clip of N frames loops in N frames, not N − 1.
+    pub wraps: bool,
 }
 
 impl PackedFrames {
@@ -1154,6 +1158,14 @@ pub const MILLISECONDS_PER_SECOND: f32 = 1000.0;
 impl Clip {
     pub fn length(&self) -> f32 {
         (self.end - self.start).max(0.0)
+    }
+
+    /// Clip units past [`Clip::end`] through which a loop blends back into the start: one
+    /// frame where a channel wraps ([`PackedFrames::wraps`]), else none. A looping clip's
+    /// period is its length plus this.
+    pub fn loop_blend(&self) -> f32 {
+        let wraps = self.channels.iter().any(|c| matches!(c, Channel::PackedFrames(p) if p.wraps));
+        if wraps { 1.0 } else { 0.0 }
     }
 
     /// Whether the clip's times are milliseconds (M2) rather than frames.

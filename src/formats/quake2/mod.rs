@@ -772,6 +772,7 @@ fn build_scene(layout: &Layout, skins: Vec<String>, frames: SceneFrames, bytes: 
         table: table.clone(),
         frames: 0..table.times.len(),
         mesh: 0,
+        wraps: true,
     };
     // The rest pose is frame 0, unpacked once.
     let (source_positions, rest_normals) = match template.frame(0) {
@@ -1006,6 +1007,30 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A looping clip blends its last frame back into its first over one more frame, as the
+    /// engine loops it: halfway through that frame the model is halfway between the two.
+    #[test]
+    fn a_clip_loops_back_to_its_first_frame_over_one_more_frame() {
+        let mut spec = small_spec();
+        let moved = |x: u8| writer::FrameSpec {
+            name: "run3".into(),
+            scale: [1.0; 3],
+            translate: [0.0; 3],
+            vertices: vec![[x, 0, 0, 1], [9, 0, 0, 2], [0, 9, 0, 3]],
+        };
+        spec.frames.push(moved(20));
+        let scene = decode(&spec.to_bytes()).expect("decodes");
+        let clip = &scene.clips[0];
+        assert_eq!((clip.length(), clip.loop_blend()), (2.0, 1.0), "3 frames loop in 3");
+        let x_at = |time: f32| {
+            let pose = crate::scene::anim::Pose::at(&scene, Some(0), time);
+            pose.mesh_positions(&scene, 0)[0].x
+        };
+        assert_eq!(x_at(2.0), 20.0, "the last frame");
+        assert_eq!(x_at(2.5), 10.0, "halfway back to the first");
+        assert_eq!(x_at(3.5), 20.0, "past the blend the clip holds its last frame");
     }
 
     /// A small valid model: 3 vertices, 4 st entries, 2 triangles, 2 frames.
