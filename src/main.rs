@@ -200,8 +200,10 @@ fn run_info(args: &InfoArgs) -> Result<()> {
     let elapsed = started.elapsed();
     let mut summary = Summary::of(&scene);
     if args.timing {
-        summary.decode_ms = Some(elapsed.as_secs_f64() * 1000.0);
-        summary.open_timing = Some(open_timing(&args.file, elapsed)?);
+        let timing = open_timing(&args.file, elapsed)?;
+        // Decoding the bytes alone, as its name says; the first open is in `open_timing`.
+        summary.decode_ms = Some(timing.warm_decode_ms);
+        summary.open_timing = Some(timing);
     }
     if args.json {
         emit(&format!("{}\n", serde_json::to_string_pretty(&summary)?))?;
@@ -386,11 +388,8 @@ fn run_scan(args: &ScanArgs) -> Result<()> {
     } else {
         emit(&report.to_text())?;
     }
-    // The tables stand; the exit status tells a script that some files did not open.
-    match report.failed.len() {
-        0 => Ok(()),
-        failed => Err(anyhow!("{failed} of {} files failed to open (listed in the report)", report.files)),
-    }
+    // A survey: files that failed to open are rows of the report, not a failure of the scan.
+    Ok(())
 }
 
 #[cfg(not(feature = "viewer"))]

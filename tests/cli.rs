@@ -67,6 +67,7 @@ fn info_text_shows_tree_materials_and_timing() {
         "transform-only",
         "jtr_plm1.wct",
         "see-through",
+        "decode took",
         "open took",
         "outside decoding",
         "reading the file alone",
@@ -102,23 +103,28 @@ fn info_timing_names_the_first_open_once() {
     let out = mdview(&["info", path.to_str().unwrap(), "--timing"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(text.matches("open took").count(), 1, "{text}");
-    assert!(!text.contains("decode took"), "the first open is not a decode: {text}");
+    // "decode took" is the decode alone, the same figure as the open line's "decode alone".
+    let figure = |after: &str| {
+        let rest = &text[text.find(after).expect(after) + after.len()..];
+        rest.split_whitespace().next().unwrap_or("").to_string()
+    };
+    assert_eq!(figure("decode took "), figure("decode alone "), "{text}");
 }
 
+/// `scan` is a survey: a file that fails to open is a row of its report (`failed`), and the
+/// scan itself still succeeds.
 #[test]
-fn scan_prints_its_report_and_fails_when_a_file_did_not_open() {
+fn scan_reports_a_file_that_did_not_open() {
     let dir = temp_dir("cli-scan-failed");
     write(&dir, "good.MD2", &island().to_bytes());
-    let out = mdview(&["scan", dir.to_str().unwrap(), "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     write(&dir, "broken.md2", b"IDP2 cut short");
     let out = mdview(&["scan", dir.to_str().unwrap(), "--json"]);
-    assert_eq!(out.status.code(), Some(1));
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the report is still printed");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the report");
     assert_eq!(json["files"], 2);
-    assert_eq!(json["failed"].as_array().map(Vec::len), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("1 of 2 files failed"), "{err}");
+    let failed = json["failed"].as_array().expect("failed list");
+    assert_eq!(failed.len(), 1);
+    assert!(failed[0]["path"].as_str().is_some_and(|p| p.ends_with("broken.md2")), "{failed:?}");
 }
 
 #[test]

@@ -192,6 +192,22 @@ fn extract_writes_every_member_and_reports_each_failure() {
     assert_eq!(mdview(&["info", cut.to_str().unwrap()]).status.code(), Some(1));
 }
 
+/// An extracted archive keeps its layout, and its models find their textures in it as they
+/// did inside: `stexture/` at the archive's root is the folder above `models/`.
+#[test]
+fn extracted_models_find_their_textures_where_the_archive_kept_them() {
+    let dir = theme("wad-extract-textures");
+    let out_dir = dir.join("out");
+    let wad = dir.join("data").join("jungle.wad");
+    let out = mdview(&["extract", wad.to_str().unwrap(), "-o", out_dir.to_str().unwrap(), "--png"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let scene = mdview::formats::open(&out_dir.join("models").join("gate.MD2")).unwrap();
+    let wood = scene.images.iter().find(|i| i.name.eq_ignore_ascii_case("gate_wood")).expect("gate_wood named");
+    let found = wood.source.as_ref().map(|s| s.location()).unwrap_or_default();
+    assert!(found.contains("stexture") && found.contains("gate_wood"), "gate_wood resolved to {found:?}");
+    assert!(!scene.warnings.iter().any(|w| w.contains("gate_wood")), "{:?}", scene.warnings);
+}
+
 #[test]
 fn a_damaged_archive_is_a_one_line_error_naming_it() {
     let dir = common::temp_dir("wad-damaged");

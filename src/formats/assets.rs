@@ -489,11 +489,16 @@ impl Assets {
                 None => (FolderSource::Directory(dir.to_path_buf()), Probe::Absent),
             };
         }
-        if !super::wad::path::has_wad_extension(dir)
-            && let Ok(meta) = std::fs::metadata(dir)
-            && meta.is_dir()
-        {
-            return (FolderSource::Directory(dir.to_path_buf()), Probe::Directory(meta));
+        // A path through an archive (`x.wad/textures`) is the archive's to answer.
+        let through_archive = dir.components().any(|c| super::wad::path::has_wad_extension(Path::new(c.as_os_str())));
+        if !through_archive {
+            return match std::fs::metadata(dir) {
+                Ok(meta) if meta.is_dir() => (FolderSource::Directory(dir.to_path_buf()), Probe::Directory(meta)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    (FolderSource::Directory(dir.to_path_buf()), Probe::Absent)
+                }
+                _ => (FolderSource::at(dir), Probe::Unknown),
+            };
         }
         (FolderSource::at(dir), Probe::Unknown)
     }
@@ -663,6 +668,26 @@ pub fn model_folder(model: &Path) -> PathBuf {
     match model.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
         _ => PathBuf::from("."),
+    }
+}
+
+/// A TPW model on disk in a folder of an extracted archive (`out/models/gate.MD2` from
+/// `mdview extract`) looks where it would inside the archive: the `textures/` and
+/// `stexture/` folders at the archive's root, here the folder above the model's. They go
+/// after the model's own folders and before the user's (`texture_dirs` puts the model's
+/// two first).
+fn extracted_archive_dirs(model: Option<&Path>, search: &mut Vec<PathBuf>) {
+    let Some(model) = model.filter(|m| super::wad::path::split_member_path(m).is_none()) else { return };
+    let folder = model_folder(model);
+    let above = match folder.parent() {
+        _ if folder == Path::new(".") => PathBuf::from(".."),
+        Some(parent) if parent.as_os_str().is_empty() => PathBuf::from("."),
+        Some(parent) => parent.to_path_buf(),
+        None => return,
+    };
+    let at = search.len().min(2);
+    for (k, name) in ["textures", "stexture"].into_iter().enumerate() {
+        search.insert(at + k, above.join(name));
     }
 }
 
@@ -840,7 +865,10 @@ pub fn image_file(path: &Path) -> Option<Arc<dyn ImageSource>> {
 /// model's folders and then `extra`. Images that already resolved are kept; the rest are
 /// looked for again, so a caller can add folders (`render --texture-dir`).
 pub fn attach_images(scene: &mut Scene, assets: &mut Assets, extra: &[PathBuf]) {
-    let search = texture_dirs(scene.path.as_deref(), extra);
+    let mut search = texture_dirs(scene.path.as_deref(), extra);
+    if scene.format == crate::scene::FormatKind::TpwMd2 {
+        extracted_archive_dirs(scene.path.as_deref(), &mut search);
+    }
     scene.image_search = search.iter().map(|d| d.display().to_string()).collect();
     // Most models name a few images: a scan comparing names without case then beats
     // lower-casing every name into a hash key, an allocation each.
