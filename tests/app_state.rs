@@ -287,6 +287,23 @@ fn load_now(session: &mut Session, id: u64, path: &Path) -> Applied {
     session.apply(loader::load(Request::new(id, path.to_path_buf(), Instant::now())))
 }
 
+/// A skin or texture pick reopens the model, unless another file is loading to replace it
+/// (PageDown): the reopen would supersede that load.
+#[test]
+fn picks_wait_while_another_model_loads() {
+    let dir = model_folder("picks-wait");
+    let mut session = Session::default();
+    assert!(session.may_reopen());
+    let first = session.target_for(&dir).expect("folder has models");
+    assert_eq!(load_now(&mut session, 1, &first), Applied::Opened);
+    assert!(session.may_reopen(), "nothing loading");
+    session.begin(2, first.clone());
+    assert!(session.may_reopen(), "reloading the same model");
+    let next = session.step(1).expect("a next model");
+    session.begin(3, next);
+    assert!(!session.may_reopen(), "stepping on: the pick would cancel the step");
+}
+
 #[test]
 fn a_damaged_file_keeps_the_previous_model() {
     let dir = model_folder("session");

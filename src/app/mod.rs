@@ -621,7 +621,9 @@ impl App {
                     }
                 }
                 Action::Choose { key, option } => {
-                    if let Some(doc) = &self.viewer.session.doc {
+                    if !self.viewer.session.may_reopen() {
+                        self.viewer.notify("Another model is opening; choose again once it has", true);
+                    } else if let Some(doc) = &self.viewer.session.doc {
                         let mut picks: Vec<Pick> = doc
                             .scene
                             .choices

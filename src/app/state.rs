@@ -574,6 +574,17 @@ impl Session {
         folder.entries.get(next).map(|e| e.path.clone())
     }
 
+    /// Whether the open model may be reopened with other picks (a skin, a texture) now: not
+    /// while another file is loading to replace it (stepping on with PageDown), as the reopen
+    /// would supersede that load and the model would not change.
+    pub fn may_reopen(&self) -> bool {
+        match (&self.pending, &self.doc) {
+            (Some((_, loading)), Some(doc)) => *loading == doc.path,
+            (Some(_), None) => false,
+            (None, _) => true,
+        }
+    }
+
     /// Notes that request `id` for `path` is in flight.
     pub fn begin(&mut self, id: u64, path: PathBuf) {
         self.pending = Some((id, path));
