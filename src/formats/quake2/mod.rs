@@ -724,7 +724,10 @@ fn build_scene(layout: &Layout, skins: Vec<String>, frames: SceneFrames, bytes: 
     // A pair is one word, vertex in the low half and st in the high half, so a chain compares
     // whole pairs; the key is the half at `key_shift`.
     let key_shift = if keyed_by_st { 16 } else { 0 };
-    let mut first_pair = vec![NO_PAIR; layout.st.len().max(count(h.num_xyz) as usize)];
+    // Each chain's head holds its newest pair beside its index, so the usual case (a key with
+    // one pair) is answered by one load rather than two dependent ones. No pair is NO_PAIR
+    // (both halves are below 0x8000), so an empty head never matches.
+    let mut first_pair = vec![[NO_PAIR, NO_PAIR]; layout.st.len().max(count(h.num_xyz) as usize)];
     let corners = layout.triangles.len() * 3;
     let mut pairs: Vec<[u32; 2]> = Vec::with_capacity(corners);
     let mut triangles = Vec::with_capacity(layout.triangles.len());
@@ -734,7 +737,12 @@ fn build_scene(layout: &Layout, skins: Vec<String>, frames: SceneFrames, bytes: 
             let pair = u32::from(v) | u32::from(t) << 16;
             let key = (pair >> key_shift) & 0xFFFF;
             let Some(head) = first_pair.get_mut(key as usize) else { continue };
-            let mut at = *head;
+            let [head_pair, head_at] = *head;
+            if head_pair == pair {
+                *slot = head_at;
+                continue;
+            }
+            let mut at = head_at;
             while let Some(&[seen, next]) = pairs.get(at as usize)
                 && seen != pair
             {
@@ -742,8 +750,8 @@ fn build_scene(layout: &Layout, skins: Vec<String>, frames: SceneFrames, bytes: 
             }
             if at == NO_PAIR {
                 at = pairs.len() as u32;
-                pairs.push([pair, *head]);
-                *head = at;
+                pairs.push([pair, head_at]);
+                *head = [pair, at];
             }
             *slot = at;
         }
