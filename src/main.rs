@@ -510,8 +510,8 @@ fn parse_render_size(s: &str) -> Result<[u32; 2], String> {
     Ok([w, h])
 }
 
-#[cfg(feature = "viewer")]
 /// A number that is not NaN or infinite (camera angles).
+#[cfg(feature = "viewer")]
 fn parse_finite(s: &str) -> Result<f32, String> {
     match s.trim().parse::<f32>() {
         Ok(value) if value.is_finite() => Ok(value),
@@ -520,6 +520,7 @@ fn parse_finite(s: &str) -> Result<f32, String> {
 }
 
 /// A zoom factor: a finite number above zero.
+#[cfg(feature = "viewer")]
 fn parse_zoom(s: &str) -> Result<f32, String> {
     match parse_finite(s) {
         Ok(value) if value > 0.0 => Ok(value),
@@ -527,6 +528,7 @@ fn parse_zoom(s: &str) -> Result<f32, String> {
     }
 }
 
+#[cfg(feature = "viewer")]
 fn parse_frames(s: &str) -> Result<(u32, u32), String> {
     let (start, end, inclusive) = match s.split_once("..=") {
         Some((a, b)) => (a, b, true),
