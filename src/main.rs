@@ -128,6 +128,10 @@ struct ExportArgs {
     /// beside the `.mtl`.
     #[arg(long)]
     no_textures: bool,
+    /// glTF: leave out material colour, alpha and texture-transform animation, which needs
+    /// the KHR_animation_pointer extension (assimp 5.2 cannot load a file that has it).
+    #[arg(long)]
+    no_material_animation: bool,
     #[command(flatten)]
     pose: PoseArgs,
 }
@@ -305,7 +309,7 @@ fn run_export(args: &ExportArgs) -> Result<()> {
                  start, and its glTFs carry every clip"
             ));
         }
-        let report = mdview::export::batch::convert_dir(&args.file, &args.output, args.format, obj_textures(args))?;
+        let report = mdview::export::batch::convert_dir(&args.file, &args.output, args.format, export_options(args))?;
         emit(&report.to_text())?;
         return if report.failures.is_empty() {
             Ok(())
@@ -334,19 +338,20 @@ fn run_export(args: &ExportArgs) -> Result<()> {
         let (scene, pose, _, _) = posed(&args.file, &args.pose, args.pose.frame.is_some())?;
         (scene, pose)
     };
-    let notes = mdview::export::write_file(&scene, &pose, &args.output, obj_textures(args))?;
+    let notes = mdview::export::write_file(&scene, &pose, &args.output, export_options(args))?;
     for w in scene.warnings.iter().chain(&notes) {
         eprintln!("warning: {w}");
     }
     Ok(())
 }
 
-fn obj_textures(args: &ExportArgs) -> mdview::export::obj::Textures {
-    if args.no_textures {
+fn export_options(args: &ExportArgs) -> mdview::export::Options {
+    let textures = if args.no_textures {
         mdview::export::obj::Textures::LeaveInPlace
     } else {
         mdview::export::obj::Textures::CopyAsPng
-    }
+    };
+    mdview::export::Options { textures, material_animation: !args.no_material_animation }
 }
 
 fn run_extract(args: &ExtractArgs) -> Result<()> {

@@ -577,7 +577,7 @@ impl App {
         let proxy = self.proxy.clone();
         self.viewer.notify(format!("Exporting {}…", path.display()), false);
         let spawned = std::thread::Builder::new().name("mdview-export".into()).spawn(move || {
-            let written = crate::export::write_file(&scene, &pose, &path, crate::export::obj::Textures::CopyAsPng)
+            let written = crate::export::write_file(&scene, &pose, &path, crate::export::Options::default())
                 .map(|notes| (path, notes))
                 .map_err(|e| format!("{e:#}"));
             let _ = proxy.send_event(UserEvent::Exported(written));

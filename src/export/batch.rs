@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow};
 use rayon::prelude::*;
 
-use super::obj::Textures;
+use super::Options;
 use crate::formats::assets::SharedListings;
 use crate::scene::SceneKind;
 use crate::scene::anim::Pose;
@@ -81,7 +81,7 @@ pub fn convert_file(
     input: &Path,
     output: &Path,
     format: BatchFormat,
-    textures: Textures,
+    options: Options,
     listings: &SharedListings,
 ) -> Result<Outcome> {
     let scene = crate::formats::open_shared(input, listings).map_err(|e| anyhow!(e))?;
@@ -95,14 +95,14 @@ pub fn convert_file(
     // an OBJ's textures that could not be copied.
     let export_notes = match format {
         BatchFormat::Glb | BatchFormat::Gltf => {
-            super::gltf::write(&scene, output)?;
+            super::gltf::write_with(&scene, output, options.pointer_animation())?;
             0
         }
         BatchFormat::Obj => {
             let clip = scene.default_clip;
             let start = clip.and_then(|c| scene.clips.get(c)).map_or(0.0, |c| c.start);
             let pose = Pose::at(&scene, clip, start);
-            super::obj::write(&scene, &pose, output, textures)
+            super::obj::write(&scene, &pose, output, options.textures)
                 .with_context(|| format!("writing {}", output.display()))?
                 .len()
         }
@@ -111,13 +111,8 @@ pub fn convert_file(
 }
 
 /// Converts every model under `input_dir` into `output_dir`, in parallel; a progress bar runs
-/// when standard error is a terminal. `textures` says what OBJ outputs do with textures.
-pub fn convert_dir(
-    input_dir: &Path,
-    output_dir: &Path,
-    format: BatchFormat,
-    textures: Textures,
-) -> Result<BatchReport> {
+/// when standard error is a terminal. `options` say what the outputs carry besides geometry.
+pub fn convert_dir(input_dir: &Path, output_dir: &Path, format: BatchFormat, options: Options) -> Result<BatchReport> {
     let files = crate::scan::model_files(input_dir).with_context(|| format!("listing {}", input_dir.display()))?;
     let bar = indicatif::ProgressBar::new(files.len() as u64);
     if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {wide_msg}") {
@@ -139,7 +134,7 @@ pub fn convert_dir(
             // Keep the source extension in the name: `tris.md2` and `tris.mdr` stay apart.
             let file_name = output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             output.set_file_name(format!("{file_name}.{}", format.extension()));
-            let outcome = match convert_file(input, &output, format, textures, &listings) {
+            let outcome = match convert_file(input, &output, format, options, &listings) {
                 Ok(outcome) => outcome,
                 Err(e) => Outcome::Failed(one_line(&e)),
             };

@@ -29,20 +29,44 @@ pub fn is_export_path(path: &std::path::Path) -> bool {
     matches!(extension.as_deref(), Some("glb" | "gltf" | "obj"))
 }
 
-/// Writes `scene` to `path` by its extension: glTF with every clip, or an OBJ of `pose` (with
-/// `textures` as [`obj::write`] takes them). Returns the notes on what the file does not carry.
-/// The CLI's `export` of one file and the viewer's Export both come here.
+/// What an export writes besides the geometry, by format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// OBJ: texture files copied beside the `.mtl` as PNG, or named where they were found.
+    pub textures: obj::Textures,
+    /// glTF: whether material colour, alpha and texture-transform animation is written. It
+    /// needs the `KHR_animation_pointer` extension, and some readers refuse a whole file that
+    /// uses it (assimp 5.2 fails on its colour channels).
+    pub material_animation: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { textures: obj::Textures::CopyAsPng, material_animation: true }
+    }
+}
+
+impl Options {
+    /// What the glTF writer does with material animation.
+    pub fn pointer_animation(&self) -> gltf::PointerAnimation {
+        if self.material_animation { gltf::PointerAnimation::Write } else { gltf::PointerAnimation::Leave }
+    }
+}
+
+/// Writes `scene` to `path` by its extension: glTF with every clip, or an OBJ of `pose`, as
+/// `options` say. Returns the notes on what the file does not carry. The CLI's `export` of
+/// one file and the viewer's Export both come here.
 pub fn write_file(
     scene: &crate::scene::Scene,
     pose: &crate::scene::anim::Pose,
     path: &std::path::Path,
-    textures: obj::Textures,
+    options: Options,
 ) -> anyhow::Result<Vec<String>> {
     use anyhow::Context as _;
     if is_gltf_path(path) {
-        gltf::write(scene, path)
+        gltf::write_with(scene, path, options.pointer_animation())
     } else {
-        obj::write(scene, pose, path, textures).with_context(|| format!("writing {}", path.display()))
+        obj::write(scene, pose, path, options.textures).with_context(|| format!("writing {}", path.display()))
     }
 }
 

@@ -1331,6 +1331,22 @@ impl Scene {
         self.clips.extend(kept);
     }
 
+    /// Drops every channel that animates a material (colour, alpha, texture transform) from the
+    /// clips and the global channels, for an export to readers that cannot take them; returns
+    /// how many went.
+    pub fn drop_material_animation(&mut self) -> usize {
+        let animates_material = |c: &Channel| {
+            matches!(c, Channel::MaterialColor { .. } | Channel::MaterialAlpha { .. } | Channel::UvTransform { .. })
+        };
+        let mut dropped = 0;
+        for channels in self.clips.iter_mut().map(|c| &mut c.channels).chain([&mut self.global_channels]) {
+            let before = channels.len();
+            channels.retain(|c| !animates_material(c));
+            dropped += before - channels.len();
+        }
+        dropped
+    }
+
     /// Per scene image, whether some face draws with it (through its submesh's material); a
     /// Quake II model's other skins, for one, are named but not drawn.
     pub fn drawn_images(&self) -> Vec<bool> {

@@ -59,15 +59,47 @@ pub struct Document {
 
 /// Builds the document for `scene` (every clip).
 pub fn build(scene: &Scene) -> Result<Document> {
-    let mut builder = Builder::new(scene);
+    build_with(scene, PointerAnimation::Write)
+}
+
+/// Whether material colour, alpha and texture animation is written. Each goes through the
+/// `KHR_animation_pointer` extension, and some readers refuse a whole file that uses it
+/// (assimp 5.2 fails on a colour channel): `Leave` writes a file without it, and says so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PointerAnimation {
+    Write,
+    Leave,
+}
+
+/// As [`build`], with material animation as `pointers` says.
+pub fn build_with(scene: &Scene, pointers: PointerAnimation) -> Result<Document> {
+    if pointers == PointerAnimation::Write {
+        let mut builder = Builder::new(scene);
+        builder.build()?;
+        return builder.finish();
+    }
+    let mut plain = scene.clone();
+    let dropped = plain.drop_material_animation();
+    let mut builder = Builder::new(&plain);
+    builder.uv_scrolls_allowed = false;
     builder.build()?;
+    if dropped > 0 {
+        builder.note(format!(
+            "{dropped} material colour, alpha and texture animations left out (no KHR_animation_pointer, as asked)"
+        ));
+    }
     builder.finish()
 }
 
 /// Writes `scene` to `path`: binary glTF for `.glb`, else JSON with a `.bin` beside it.
 /// Returns the notes on what the file cannot express.
 pub fn write(scene: &Scene, path: &Path) -> Result<Vec<String>> {
-    let doc = build(scene)?;
+    write_with(scene, path, PointerAnimation::Write)
+}
+
+/// As [`write`], with material animation as `pointers` says.
+pub fn write_with(scene: &Scene, path: &Path, pointers: PointerAnimation) -> Result<Vec<String>> {
+    let doc = build_with(scene, pointers)?;
     let is_glb = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("glb"));
     if is_glb {
         crate::export::write_output(path, to_glb(&doc)?).with_context(|| format!("writing {}", path.display()))?;
@@ -185,6 +217,8 @@ struct Builder<'a> {
     skeleton_roots: Vec<u32>,
     /// TPW UV ramps that move every UV of a mesh by one offset: (clip, mesh, offset, end time).
     uv_scrolls: Vec<UvScroll>,
+    /// Whether UV keys may become texture-transform scrolls (through `KHR_animation_pointer`).
+    uv_scrolls_allowed: bool,
     /// Per scene node: how it was written (one TRS node or a chain).
     node_forms: Vec<NodeTransform>,
     /// Per (mesh, scene material): the material's own copy for a mesh whose UVs scroll.
@@ -231,6 +265,7 @@ impl<'a> Builder<'a> {
             extensions: Vec::new(),
             skeleton_roots: Vec::new(),
             uv_scrolls: Vec::new(),
+            uv_scrolls_allowed: true,
             node_forms: Vec::new(),
             mesh_materials: HashMap::new(),
             tolerance: 1e-5 * reach,
@@ -578,6 +613,10 @@ impl<'a> Builder<'a> {
             for channel in &clip.channels {
                 let Channel::UvKeys { mesh, slots } = channel else { continue };
                 match uniform_uv_offsets(scene, clip, *mesh, slots) {
+                    Some(_) if !self.uv_scrolls_allowed => self.note(format!(
+                        "clip {}: the UV scroll of mesh {mesh} left out (no KHR_animation_pointer, as asked)",
+                        clip.name
+                    )),
                     Some((times, offsets)) => {
                         let seconds = times.iter().map(|&t| clip_seconds(clip, t)).collect();
                         self.uv_scrolls.push(UvScroll { clip: c, mesh: *mesh, seconds, offsets });
