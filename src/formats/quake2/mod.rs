@@ -858,7 +858,13 @@ fn build_scene(layout: &Layout, skins: Vec<String>, frames: SceneFrames, bytes: 
             start: first as f32,
             end: last as f32,
             rate: FRAMES_PER_SECOND,
-            channels: vec![Channel::PackedFrames(PackedFrames { frames: first..last + 1, ..template.clone() })],
+            // Room for the weapon's channel ([`attach_weapon`]), so a player model's open does not
+            // grow every clip's list.
+            channels: {
+                let mut channels = Vec::with_capacity(2);
+                channels.push(Channel::PackedFrames(PackedFrames { frames: first..last + 1, ..template.clone() }));
+                channels
+            },
             tracks: Vec::new(),
             warnings: Vec::new(),
         });

@@ -30,6 +30,13 @@ pub fn has_wad_extension(path: &Path) -> bool {
 /// Splits `path` at the first component that is an existing `.wad` file with something after
 /// it. `None` for ordinary paths (including a path that is the archive itself).
 pub fn split_member_path(path: &Path) -> Option<MemberPath> {
+    // Most paths name no archive: answered without building one up component by component
+    // (an open asks this for every folder and texture it looks at).
+    let names_an_archive =
+        path.components().any(|c| matches!(c, Component::Normal(name) if has_wad_extension(Path::new(name))));
+    if !names_an_archive {
+        return None;
+    }
     let mut archive = PathBuf::new();
     let mut components = path.components();
     while let Some(component) = components.next() {
