@@ -475,6 +475,7 @@ fn a_wrapping_loop_runs_one_frame_past_the_end() {
     let summary = mdview::info::Summary::of(&scene);
     let doc = mdview::app::state::Document::new("tris.md2".into(), scene, summary);
     assert_eq!((doc.timeline.wrap, doc.timeline.loop_end()), (1.0, 2.0));
+    assert!(doc.pose.looping, "the pose plays the blend only in loop mode, which the viewer starts in");
 }
 
 /// A model whose rest pose has global-sequence channels (M2) plays them on opening, with a

@@ -483,6 +483,7 @@ impl Document {
     /// Re-evaluates the pose at the timeline's time.
     pub fn update_pose(&mut self) {
         self.pose.global_time = Some(self.timeline.global_time);
+        self.pose.looping = self.timeline.mode == PlayMode::Loop;
         self.pose.evaluate(&self.scene, self.clip, self.timeline.time);
     }
 

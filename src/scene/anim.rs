@@ -45,6 +45,10 @@ pub struct Pose {
     /// time stand in. The viewer runs it from when the model opens; `export` and `render` set
     /// it to `--frame`. Set it before [`Pose::evaluate`].
     pub global_time: Option<f32>,
+    /// The clip is looping (the viewer's loop mode): time past its end runs through the blend
+    /// of a wrapping channel ([`super::PackedFrames::wraps`]) back into its first frame.
+    /// Otherwise a clip past its end holds its last frame. Set it before [`Pose::evaluate`].
+    pub looping: bool,
     /// Scratch: per mesh, animated source positions.
     source_scratch: Vec<Vec<Vec3>>,
     /// Scratch: per mesh, skinned source normals.
@@ -219,7 +223,8 @@ impl Pose {
     }
 
     fn packed_frames(&mut self, scene: &Scene, packed: &super::PackedFrames, time: f32, marks: &mut Marks) {
-        let Some((a, b, f)) = wrapped_frame_segment(packed.times(), time, packed.wraps) else { return };
+        let wrap = packed.wraps && self.looping;
+        let Some((a, b, f)) = wrapped_frame_segment(packed.times(), time, wrap) else { return };
         let (Some((sa, ta, fa)), Some((sb, tb, fb))) = (packed.frame(a), packed.frame(b)) else { return };
         if let Some(source) = self.begin_source(scene, packed.mesh, &mut marks.moved) {
             for ((slot, &pa), &pb) in source.iter_mut().zip(fa).zip(fb) {

@@ -1006,7 +1006,8 @@ pub struct PackedFrames {
     pub normal_table: &'static [Vec3],
     /// Whether a loop blends the last frame back into the first over one more frame, as the
     /// Quake II engine plays a looping animation (its frames are evenly spaced, one unit
-    /// apart): a clip of N frames loops in N frames, not N − 1.
+    /// apart): a clip of N frames loops in N frames, not N − 1. Only a looping pose plays the
+    /// blend ([`anim::Pose::looping`]); otherwise past the end holds the last frame.
     pub wraps: bool,
 }
 

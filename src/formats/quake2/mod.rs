@@ -1038,13 +1038,16 @@ mod tests {
         let scene = decode(&spec.to_bytes()).expect("decodes");
         let clip = &scene.clips[0];
         assert_eq!((clip.length(), clip.loop_blend()), (2.0, 1.0), "3 frames loop in 3");
-        let x_at = |time: f32| {
-            let pose = crate::scene::anim::Pose::at(&scene, Some(0), time);
+        let x_at = |time: f32, looping: bool| {
+            let mut pose = crate::scene::anim::Pose::default();
+            pose.looping = looping;
+            pose.evaluate(&scene, Some(0), time);
             pose.mesh_positions(&scene, 0)[0].x
         };
-        assert_eq!(x_at(2.0), 20.0, "the last frame");
-        assert_eq!(x_at(2.5), 10.0, "halfway back to the first");
-        assert_eq!(x_at(3.5), 20.0, "past the blend the clip holds its last frame");
+        assert_eq!(x_at(2.0, true), 20.0, "the last frame");
+        assert_eq!(x_at(2.5, true), 10.0, "halfway back to the first");
+        assert_eq!(x_at(3.5, true), 20.0, "past the blend the clip holds its last frame");
+        assert_eq!(x_at(2.5, false), 20.0, "not looping, past the end holds the last frame");
     }
 
     /// A small valid model: 3 vertices, 4 st entries, 2 triangles, 2 frames.
