@@ -494,6 +494,20 @@ fn a_rest_pose_with_global_channels_plays_in_milliseconds() {
     assert_eq!(doc.timeline.unit, TimeUnit::Milliseconds);
     doc.timeline.advance(0.1);
     assert!((doc.timeline.global_time - 100.0).abs() < 1e-3, "{}", doc.timeline.global_time);
+    // Reopened with other picks (a skin, a texture), the rest pose keeps playing.
+    let reopened = doc.scene.clone();
+    let mut session = Session { doc: Some(doc), ..Session::default() };
+    session.begin(7, "x.m2".into());
+    let loaded = loader::Loaded {
+        id: 7,
+        path: "x.m2".into(),
+        requested_at: Instant::now(),
+        decode_time: std::time::Duration::ZERO,
+        result: Ok(Box::new((reopened.clone(), mdview::info::Summary::of(&reopened)))),
+        reopen: true,
+    };
+    assert_eq!(session.apply(loaded), Applied::Reopened);
+    assert!(session.doc.as_ref().is_some_and(|d| d.timeline.playing), "the global clock still runs");
     let summary = mdview::info::Summary::of(&still);
     let doc = mdview::app::state::Document::new("y.m2".into(), still, summary);
     assert!(!doc.timeline.playing);

@@ -593,6 +593,21 @@ fn material_animation_can_be_left_out_for_readers_without_pointers() {
     let animations = |json: &serde_json::Value| json["animations"].as_array().map_or(0, Vec::len);
     assert_eq!(animations(&json_with), animations(&json_without), "every clip stays");
     assert!(animations(&json_without) > 0);
+    // Each animated material keeps the colour it shows at the start of the first clip.
+    let scene = formats::open(&rabbit).unwrap();
+    let animated = scene.animated_materials();
+    assert!(!animated.is_empty(), "the rabbit has a colour track");
+    let plain = export::build_with(&scene, export::PointerAnimation::Leave).unwrap();
+    let clip = scene.first_clip();
+    let posed = Pose::at(&scene, clip, clip.map_or(0.0, |c| scene.clips[c].start));
+    for m in animated {
+        let factor: Vec<f32> = plain.json["materials"][m]["pbrMetallicRoughness"]["baseColorFactor"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_f64()).map(|v| v as f32).collect())
+            .unwrap_or_else(|| vec![1.0; 4]);
+        let expected = posed.material_colors[m].clamp(Vec4::ZERO, Vec4::ONE);
+        assert!(Vec4::from_slice(&factor).abs_diff_eq(expected, 1e-5), "material {m}: {factor:?} vs {expected}");
+    }
     // A TPW UV scroll is a texture-transform pointer too: left out, and said so.
     let scene = formats::open(&mdview::demo::extract().unwrap().join("island.MD2")).unwrap();
     let scrolled = export::build(&scene).unwrap();

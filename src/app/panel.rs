@@ -606,7 +606,10 @@ fn frame_name(doc: &Document) -> Option<&str> {
     clip.channels.iter().find_map(|channel| match channel {
         crate::scene::Channel::PackedFrames(p) if p.has_names() => {
             let index = (doc.timeline.time - clip.start).round().max(0.0) as usize;
-            p.name(index.min(p.frames.len().saturating_sub(1)))
+            // Past the last frame, a loop's blend rounds to the first frame it nears.
+            let frames = p.frames.len();
+            let index = if index >= frames && doc.pose.looping && p.wraps { 0 } else { index };
+            p.name(index.min(frames.saturating_sub(1)))
         }
         _ => None,
     })

@@ -612,7 +612,9 @@ impl Session {
                 // Clips of the same model keep their names whatever the picks.
                 let clip_name = previous.clip.and_then(|c| previous.scene.clips.get(c)).map(|c| c.name.clone());
                 doc.clip = clip_name.and_then(|name| doc.scene.clips.iter().position(|c| c.name == name));
-                let playing = previous.timeline.playing && doc.clip.is_some();
+                // The rest pose of a model with global-sequence channels plays too.
+                let playing =
+                    previous.timeline.playing && (doc.clip.is_some() || !doc.scene.global_channels.is_empty());
                 doc.timeline = Timeline { playing, ..previous.timeline };
                 doc.selected = previous.selected.filter(|&n| n < doc.scene.nodes.len());
                 doc.pose.lod = previous.pose.lod;

@@ -673,21 +673,25 @@ pub fn model_folder(model: &Path) -> PathBuf {
 
 /// A TPW model on disk in a folder of an extracted archive (`out/models/gate.MD2` from
 /// `mdview extract`) looks where it would inside the archive: the `textures/` and
-/// `stexture/` folders at the archive's root, here the folder above the model's. They go
-/// after the model's own folders and before the user's (`texture_dirs` puts the model's
-/// two first).
+/// `stexture/` folders at the archive's root, here the folder above the model's (or its
+/// own, for a model at the root). They go after the model's own folders and before the
+/// user's (`texture_dirs` puts the model's two first).
 fn extracted_archive_dirs(model: Option<&Path>, search: &mut Vec<PathBuf>) {
     let Some(model) = model.filter(|m| super::wad::path::split_member_path(m).is_none()) else { return };
     let folder = model_folder(model);
-    let above = match folder.parent() {
-        _ if folder == Path::new(".") => PathBuf::from(".."),
-        Some(parent) if parent.as_os_str().is_empty() => PathBuf::from("."),
-        Some(parent) => parent.to_path_buf(),
-        None => return,
+    // A folder spelled `.` or ending in `..` has no name to strip: the one above is `../`.
+    let above = match (folder.file_name(), folder.parent()) {
+        (None, _) => folder.join(".."),
+        (Some(_), Some(parent)) if parent.as_os_str().is_empty() => PathBuf::from("."),
+        (Some(_), Some(parent)) => parent.to_path_buf(),
+        (Some(_), None) => return,
     };
+    // The model may sit at the archive's root too: its own `stexture/` (its `textures/` is
+    // searched already).
+    let dirs = [folder.join("stexture"), above.join("textures"), above.join("stexture")];
     let at = search.len().min(2);
-    for (k, name) in ["textures", "stexture"].into_iter().enumerate() {
-        search.insert(at + k, above.join(name));
+    for (k, dir) in dirs.into_iter().enumerate() {
+        search.insert(at + k, dir);
     }
 }
 
@@ -1024,6 +1028,26 @@ mod tests {
         assert_eq!(found(&mut assets, "players/x/other.pcx"), Some(sub.join("other.png")));
         assert_eq!(found(&mut assets, "missing.pcx"), None);
         std::fs::remove_dir_all(&root).ok();
+    }
+
+    /// An extracted TPW model looks in `textures/` and `stexture/` at the archive's root: the
+    /// folder above its own, or its own at the root; `.` and `..` are stepped over, not cut.
+    #[test]
+    fn extracted_models_search_the_archive_roots_texture_folders() {
+        let dirs = |model: &str| {
+            let mut search = texture_dirs(Some(Path::new(model)), &[]);
+            extracted_archive_dirs(Some(Path::new(model)), &mut search);
+            search
+        };
+        let p = PathBuf::from;
+        assert_eq!(
+            dirs("out/models/gate.MD2"),
+            [p("out/models"), p("out/models/textures"), p("out/models/stexture"), p("out/textures"), p("out/stexture")]
+        );
+        assert_eq!(dirs("models/gate.MD2")[3..], [p("./textures"), p("./stexture")]);
+        assert_eq!(dirs("gate.MD2")[3..], [p("./../textures"), p("./../stexture")]);
+        assert_eq!(dirs("../gate.MD2")[3..], [p("../../textures"), p("../../stexture")]);
+        assert_eq!(dirs("a/../gate.MD2")[3..], [p("a/../../textures"), p("a/../../stexture")]);
     }
 
     #[test]

@@ -83,13 +83,15 @@ impl Default for SheetOptions {
 /// the first clip; neither keeps the model's own default clip at its start.
 pub fn sheet_pose(scene: &Scene, options: &SheetOptions) -> (Option<usize>, f32, bool) {
     let named = options.clip.as_deref().map(|name| crate::scene::resolve_clip(scene, name).ok());
-    let clip = match named {
-        Some(Some(found)) => Some(found),
-        _ if options.frame.is_some() => scene.first_clip(),
-        _ => scene.default_clip,
+    let (clip, frame) = match named {
+        Some(Some(found)) => (Some(found), options.frame),
+        // Without the clip asked for: the default pose, not a frame of some other clip.
+        Some(None) => (scene.default_clip, None),
+        None if options.frame.is_some() => (scene.first_clip(), options.frame),
+        None => (scene.default_clip, None),
     };
     let start = clip.and_then(|c| scene.clips.get(c)).map_or(0.0, |c| c.start);
-    let frame = options.frame.filter(|f| f.is_finite()).unwrap_or(0.0);
+    let frame = frame.filter(|f| f.is_finite()).unwrap_or(0.0);
     (clip, start + frame, matches!(named, Some(None)))
 }
 
@@ -362,9 +364,11 @@ mod tests {
         assert_eq!(with(&scene, Some("run"), Some(3.0)), (Some(1), 43.0, false));
         assert_eq!(with(&scene, None, Some(2.0)), (Some(0), 2.0, false), "a frame poses the first clip");
         assert_eq!(with(&scene, Some("jump"), None), (None, 0.0, true));
+        assert_eq!(with(&scene, Some("jump"), Some(3.0)), (None, 0.0, true), "no frame of another clip");
         scene.default_clip = Some(1);
         assert_eq!(with(&scene, None, None), (Some(1), 40.0, false));
         assert_eq!(with(&scene, Some("jump"), None), (Some(1), 40.0, true));
+        assert_eq!(with(&scene, Some("jump"), Some(3.0)), (Some(1), 40.0, true));
     }
 
     #[test]

@@ -738,7 +738,7 @@ fn last_at_or_before<T>(keys: &[Key<T>], time: f32) -> Option<&Key<T>> {
 fn wrapped_frame_segment(times: &[f32], time: f32, wrap: bool) -> Option<(usize, usize, f32)> {
     let last = times.len().checked_sub(1)?;
     let last_time = *times.get(last)?;
-    if wrap && last > 0 && time > last_time && time < last_time + 1.0 {
+    if wrap && last > 0 && time > last_time && time <= last_time + 1.0 {
         return Some((last, 0, time - last_time));
     }
     frame_segment(times, time)

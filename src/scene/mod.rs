@@ -1334,18 +1334,33 @@ impl Scene {
 
     /// Drops every channel that animates a material (colour, alpha, texture transform) from the
     /// clips and the global channels, for an export to readers that cannot take them; returns
-    /// how many went.
+    /// how many clips' channels went.
     pub fn drop_material_animation(&mut self) -> usize {
         let animates_material = |c: &Channel| {
             matches!(c, Channel::MaterialColor { .. } | Channel::MaterialAlpha { .. } | Channel::UvTransform { .. })
         };
+        self.global_channels.retain(|c| !animates_material(c));
         let mut dropped = 0;
-        for channels in self.clips.iter_mut().map(|c| &mut c.channels).chain([&mut self.global_channels]) {
-            let before = channels.len();
-            channels.retain(|c| !animates_material(c));
-            dropped += before - channels.len();
+        for clip in &mut self.clips {
+            let before = clip.channels.len();
+            clip.channels.retain(|c| !animates_material(c));
+            dropped += before - clip.channels.len();
         }
         dropped
+    }
+
+    /// The materials whose colour or alpha a clip or a global channel animates, in order.
+    pub fn animated_materials(&self) -> Vec<usize> {
+        let mut materials: Vec<usize> = (self.clips.iter().flat_map(|c| &c.channels))
+            .chain(&self.global_channels)
+            .filter_map(|c| match c {
+                Channel::MaterialColor { material, .. } | Channel::MaterialAlpha { material, .. } => Some(*material),
+                _ => None,
+            })
+            .collect();
+        materials.sort_unstable();
+        materials.dedup();
+        materials
     }
 
     /// Per scene image, whether some face draws with it (through its submesh's material); a

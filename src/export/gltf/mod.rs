@@ -78,8 +78,19 @@ pub fn build_with(scene: &Scene, pointers: PointerAnimation) -> Result<Document>
         builder.build()?;
         return builder.finish();
     }
+    // Each animated material keeps the colour and alpha it shows at the start of the first
+    // clip (an M2 unit faded out in every sequence stays hidden), not its track's rest value.
+    let clip = scene.first_clip();
+    let start = clip.and_then(|c| scene.clips.get(c)).map_or(0.0, |c| c.start);
+    let posed = crate::scene::anim::Pose::at(scene, clip, start);
     let mut plain = scene.clone();
+    let animated = plain.animated_materials();
     let dropped = plain.drop_material_animation();
+    for m in animated {
+        if let (Some(material), Some(&color)) = (plain.materials.get_mut(m), posed.material_colors.get(m)) {
+            material.base_color = color;
+        }
+    }
     let mut builder = Builder::new(&plain);
     builder.uv_scrolls_allowed = false;
     builder.build()?;

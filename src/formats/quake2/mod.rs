@@ -1046,6 +1046,7 @@ mod tests {
         };
         assert_eq!(x_at(2.0, true), 20.0, "the last frame");
         assert_eq!(x_at(2.5, true), 10.0, "halfway back to the first");
+        assert_eq!(x_at(3.0, true), 0.0, "the blend ends on the first frame");
         assert_eq!(x_at(3.5, true), 20.0, "past the blend the clip holds its last frame");
         assert_eq!(x_at(2.5, false), 20.0, "not looping, past the end holds the last frame");
     }
