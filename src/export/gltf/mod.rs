@@ -1770,6 +1770,13 @@ impl Builder<'_> {
             }
             values.extend_from_slice(&color.clamp(Vec4::ZERO, Vec4::ONE).to_array());
         }
+        // A track that holds the material's own colour all clip long (an M2 unit's constant
+        // transparency weight) needs no channel: the material already says it, and a reader
+        // without KHR_animation_pointer (assimp) can then load the file.
+        let rest = base.clamp(Vec4::ZERO, Vec4::ONE).to_array();
+        if values.chunks_exact(4).all(|c| c.iter().zip(&rest).all(|(v, r)| (v - r).abs() <= 1e-6)) {
+            return None;
+        }
         let seconds: Vec<f32> = times.iter().map(|&t| clip_seconds(clip, t)).collect();
         let input = self.times(&seconds);
         let output = self.floats(&values, 4, false, None);
