@@ -268,6 +268,14 @@ fn posed(file: &Path, pose: &PoseArgs, frames_asked: bool) -> Result<(Scene, Pos
     Ok((scene, evaluated, clip, time))
 }
 
+/// `--frame` as given, refused when it is not a number (NaN, infinity).
+fn checked_frame(pose: &PoseArgs) -> Result<Option<f32>> {
+    match pose.frame {
+        Some(frame) if !frame.is_finite() => Err(anyhow!("--frame {frame} is not a number of frames")),
+        frame => Ok(frame),
+    }
+}
+
 /// The clip and clip time the options ask for; `--frame` counts from the clip's first frame
 /// (Quake II clips start mid-file). Without `--anim`, a frame number poses the scene's first
 /// clip ([`Scene::first_clip`], the viewer's); with neither, the file's own clip or the rest pose.
@@ -278,10 +286,7 @@ fn pose_time(scene: &Scene, pose: &PoseArgs, frames_asked: bool) -> Result<(Opti
         None => scene.default_clip,
     };
     let found = clip.and_then(|c| scene.clips.get(c));
-    if let Some(frame) = pose.frame {
-        if !frame.is_finite() {
-            return Err(anyhow!("--frame {frame} is not a number of frames"));
-        }
+    if let Some(frame) = checked_frame(pose)? {
         // Past either end the clip holds its first or last pose: say so rather than pose it
         // silently (Quake II clips count from their own first frame, not the file's).
         if let Some(c) = found.filter(|c| frame < 0.0 || frame > c.length()) {
@@ -788,9 +793,7 @@ fn run_sheet(args: &RenderArgs, sheet_path: &Path) -> Result<()> {
         clip: args.pose.anim.clone(),
         frame: args.pose.frame,
     };
-    if args.pose.frame.is_some_and(|f| !f.is_finite()) {
-        return Err(anyhow!("--frame is not a number of frames"));
-    }
+    checked_frame(&args.pose)?;
     let gpu = HeadlessGpu::new()?;
     if args.verbose {
         eprintln!("adapter: {}; {} models", gpu.adapter_name(), items.len());

@@ -490,8 +490,7 @@ impl Assets {
             };
         }
         // A path through an archive (`x.wad/textures`) is the archive's to answer.
-        let through_archive = dir.components().any(|c| super::wad::path::has_wad_extension(Path::new(c.as_os_str())));
-        if !through_archive {
+        if !super::wad::path::names_an_archive(dir) {
             return match std::fs::metadata(dir) {
                 Ok(meta) if meta.is_dir() => (FolderSource::Directory(dir.to_path_buf()), Probe::Directory(meta)),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

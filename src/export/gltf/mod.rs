@@ -73,13 +73,28 @@ pub enum PointerAnimation {
 
 /// As [`build`], with material animation as `pointers` says.
 pub fn build_with(scene: &Scene, pointers: PointerAnimation) -> Result<Document> {
-    if pointers == PointerAnimation::Write {
-        let mut builder = Builder::new(scene);
-        builder.build()?;
-        return builder.finish();
+    let (plain, dropped) = match pointers {
+        PointerAnimation::Write => (None, 0),
+        PointerAnimation::Leave => {
+            let (plain, dropped) = without_material_animation(scene);
+            (Some(plain), dropped)
+        }
+    };
+    let mut builder = Builder::new(plain.as_ref().unwrap_or(scene));
+    builder.uv_scrolls_allowed = pointers == PointerAnimation::Write;
+    builder.build()?;
+    if dropped > 0 {
+        builder.note(format!(
+            "{dropped} material colour, alpha and texture animations left out (no KHR_animation_pointer, as asked)"
+        ));
     }
-    // Each animated material keeps the colour and alpha it shows at the start of the first
-    // clip (an M2 unit faded out in every sequence stays hidden), not its track's rest value.
+    builder.finish()
+}
+
+/// A copy of `scene` without material animation, and how many clip channels went. Each
+/// animated material keeps the colour and alpha it shows at the start of the first clip (an
+/// M2 unit faded out in every sequence stays hidden), not its track's rest value.
+fn without_material_animation(scene: &Scene) -> (Scene, usize) {
     let clip = scene.first_clip();
     let start = clip.and_then(|c| scene.clips.get(c)).map_or(0.0, |c| c.start);
     let posed = crate::scene::anim::Pose::at(scene, clip, start);
@@ -91,15 +106,7 @@ pub fn build_with(scene: &Scene, pointers: PointerAnimation) -> Result<Document>
             material.base_color = color;
         }
     }
-    let mut builder = Builder::new(&plain);
-    builder.uv_scrolls_allowed = false;
-    builder.build()?;
-    if dropped > 0 {
-        builder.note(format!(
-            "{dropped} material colour, alpha and texture animations left out (no KHR_animation_pointer, as asked)"
-        ));
-    }
-    builder.finish()
+    (plain, dropped)
 }
 
 /// Writes `scene` to `path`: binary glTF for `.glb`, else JSON with a `.bin` beside it.

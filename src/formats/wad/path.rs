@@ -27,14 +27,17 @@ pub fn has_wad_extension(path: &Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("wad"))
 }
 
+/// Whether some component of `path` is named like a `.wad` archive (no file is looked at).
+pub fn names_an_archive(path: &Path) -> bool {
+    path.components().any(|c| matches!(c, Component::Normal(name) if has_wad_extension(Path::new(name))))
+}
+
 /// Splits `path` at the first component that is an existing `.wad` file with something after
 /// it. `None` for ordinary paths (including a path that is the archive itself).
 pub fn split_member_path(path: &Path) -> Option<MemberPath> {
     // Most paths name no archive: answered without building one up component by component
     // (an open asks this for every folder and texture it looks at).
-    let names_an_archive =
-        path.components().any(|c| matches!(c, Component::Normal(name) if has_wad_extension(Path::new(name))));
-    if !names_an_archive {
+    if !names_an_archive(path) {
         return None;
     }
     let mut archive = PathBuf::new();
