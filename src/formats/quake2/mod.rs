@@ -469,9 +469,9 @@ const FIRST_BAD_NORMAL: u8 = normals::NORMALS.len() as u8;
 
 /// Whether any frame of the frame block (`count` frames of `stride` bytes, each a 40-byte
 /// header then `vertex_bytes` of packed vertices) names a normal past the table. One pass over
-/// every frame keeps the highest byte at each of 64 positions; as every frame's vertices start
-/// on a record boundary, the positions 3, 7, … 63 only ever see normal bytes. With AVX2 (checked
-/// at run time) the same code folds 32 bytes per instruction instead of 16.
+/// every frame keeps the highest byte at each of 64 positions, which only normal bytes reach
+/// at every fourth ([`normal_scan`]). With AVX2 (checked at run time) the same code folds 32
+/// bytes per instruction instead of 16.
 fn any_normal_past_table(block: &[u8], stride: usize, count: usize, vertex_bytes: usize) -> bool {
     #[cfg(target_arch = "x86_64")]
     if cpu_avx2::get() {
@@ -496,37 +496,87 @@ fn normal_scan_avx2(block: &[u8], stride: usize, count: usize, vertex_bytes: usi
 
 #[inline(always)]
 fn normal_scan(block: &[u8], stride: usize, count: usize, vertex_bytes: usize) -> bool {
-    // By value in and out, so the maxima stay in registers.
-    let fold = |mut highest: [u8; SCAN_WIDTH], bytes: &[u8; SCAN_WIDTH]| {
-        for (high, &byte) in highest.iter_mut().zip(bytes) {
-            *high = (*high).max(byte);
-        }
-        highest
-    };
-    let mut highest = [0u8; SCAN_WIDTH];
+    // The records of every frame sit at the same place within 4 bytes only when the stride is
+    // a multiple of 4, as in every known file. Otherwise, and for frames of a few steps each (a
+    // weapon's, where the extra loads below cost more than they save), each frame is folded
+    // from its own first record.
+    if !stride.is_multiple_of(4) || vertex_bytes < 4 * SCAN_WIDTH {
+        return unaligned_normal_scan(block, stride, count, vertex_bytes);
+    }
+    // Loads at addresses that are multiples of 64, as a load across a cache line costs two. A
+    // frame's records are folded as the whole 64-byte blocks between the first and the last
+    // such address within them, where a byte sits in the position its address gives modulo
+    // 64, so that the normal bytes of every frame share the same 16 positions; and as their
+    // first and last 64 bytes (which hold the parts before and after those blocks), folded
+    // apart, where the positions count from a record boundary as in [`unaligned_normal_scan`].
+    let base = block.as_ptr() as usize;
+    let mut aligned = [0u8; SCAN_WIDTH];
+    let mut edges = [0u8; SCAN_WIDTH];
     let mut short_bad = false;
-    for frame in block.chunks_exact(stride.max(1)).take(count) {
-        let Some(records) = frame_records(frame, vertex_bytes) else { continue };
-        // Two steps per turn, for fewer loop instructions per byte.
-        let (pairs, rest) = records.as_chunks::<{ 2 * SCAN_WIDTH }>();
-        highest = pairs.iter().fold(highest, |highest, pair| {
-            let (first, second) = pair.split_at(SCAN_WIDTH);
-            let first = first.first_chunk::<SCAN_WIDTH>().map_or(highest, |step| fold(highest, step));
-            second.first_chunk::<SCAN_WIDTH>().map_or(first, |step| fold(first, step))
-        });
-        if let Some(step) = rest.first_chunk::<SCAN_WIDTH>() {
-            highest = fold(highest, step);
+    for frame in 0..count {
+        let Some(start) = frame.checked_mul(stride).and_then(|at| at.checked_add(FRAME_HEADER_SIZE as usize)) else {
+            break;
+        };
+        let Some(records) = start.checked_add(vertex_bytes).and_then(|end| block.get(start..end)) else { continue };
+        let (Some(first), Some(last)) = (records.first_chunk::<SCAN_WIDTH>(), records.last_chunk::<SCAN_WIDTH>())
+        else {
+            short_bad |= has_normal_past_table(records);
+            continue;
+        };
+        let skipped = (SCAN_WIDTH - base.wrapping_add(start) % SCAN_WIDTH) % SCAN_WIDTH;
+        let (steps, left) = records.get(skipped..).unwrap_or(&[]).as_chunks::<SCAN_WIDTH>();
+        // Only edges that the whole blocks miss (none where a frame's records start and end on
+        // a multiple of 64, as in a file whose stride is one).
+        if skipped > 0 {
+            edges = fold_scan_step(edges, first);
         }
-        // The last 64 bytes once more instead of a tail loop: they start on a record boundary
-        // (the length is a multiple of 4), so their positions line up, and a maximum does not
-        // mind bytes seen twice.
-        match records.last_chunk::<SCAN_WIDTH>() {
-            Some(last) => highest = fold(highest, last),
-            None => short_bad |= has_normal_past_table(records),
+        if !left.is_empty() {
+            edges = fold_scan_step(edges, last);
+        }
+        // Two steps per turn, for fewer loop instructions per byte.
+        let (pairs, rest) = steps.as_chunks::<2>();
+        aligned = pairs.iter().fold(aligned, |highest, [one, two]| fold_scan_step(fold_scan_step(highest, one), two));
+        if let Some(step) = rest.first() {
+            aligned = fold_scan_step(aligned, step);
         }
     }
     // Opaque to the optimiser: knowing that only every fourth position is read below, it would
     // otherwise gather normal bytes one at a time instead of folding whole vectors.
+    let (aligned, edges) = std::hint::black_box((aligned, edges));
+    let aligned_normal = base.wrapping_add(FRAME_HEADER_SIZE as usize + 3) % 4;
+    short_bad
+        || aligned.iter().skip(aligned_normal).step_by(4).any(|&byte| byte >= FIRST_BAD_NORMAL)
+        || edges.iter().skip(3).step_by(4).any(|&byte| byte >= FIRST_BAD_NORMAL)
+}
+
+/// The highest of `highest` and `bytes`, position by position.
+#[inline(always)]
+fn fold_scan_step(mut highest: [u8; SCAN_WIDTH], bytes: &[u8; SCAN_WIDTH]) -> [u8; SCAN_WIDTH] {
+    for (high, &byte) in highest.iter_mut().zip(bytes) {
+        *high = (*high).max(byte);
+    }
+    highest
+}
+
+/// [`normal_scan`] for a stride that is not a multiple of 4: each frame folded from its own
+/// first record, so that positions 3, 7, … 63 only ever see normal bytes.
+#[inline(always)]
+fn unaligned_normal_scan(block: &[u8], stride: usize, count: usize, vertex_bytes: usize) -> bool {
+    let mut highest = [0u8; SCAN_WIDTH];
+    let mut short_bad = false;
+    for frame in block.chunks_exact(stride.max(1)).take(count) {
+        let Some(records) = frame_records(frame, vertex_bytes) else { continue };
+        let (steps, _) = records.as_chunks::<SCAN_WIDTH>();
+        highest = steps.iter().fold(highest, fold_scan_step);
+        // The last 64 bytes once more instead of a tail loop: they start on a record boundary
+        // (the length is a multiple of 4), so their positions line up, and a maximum does not
+        // mind bytes seen twice.
+        match records.last_chunk::<SCAN_WIDTH>() {
+            Some(last) => highest = fold_scan_step(highest, last),
+            None => short_bad |= has_normal_past_table(records),
+        }
+    }
+    // Opaque to the optimiser, as in [`normal_scan`].
     let highest = std::hint::black_box(highest);
     short_bad || highest.chunks_exact(4).any(|lanes| lanes.get(3) >= Some(&FIRST_BAD_NORMAL))
 }
@@ -782,11 +832,26 @@ fn build_scene(layout: &Layout, skins: Vec<String>, frames: SceneFrames, bytes: 
         mesh: 0,
         wraps: true,
     };
-    // The rest pose is frame 0, unpacked once.
+    // The rest pose is frame 0, unpacked once, with the lanes and the normal table as
+    // constants (the general `PackedFrames::position` looks its lanes up per vertex).
+    let [x_lane, y_lane, z_lane] = SCENE_LANES.map(usize::from);
+    let normals = template.normal_table;
     let (source_positions, rest_normals) = match template.frame(0) {
         Some((scale, translate, first)) => (
-            first.iter().map(|&p| template.position(scale, translate, p)).collect::<Vec<Vec3>>(),
-            vertex_source.iter().map(|&s| first.get(s as usize).map_or(Vec3::Y, |&p| template.normal(p))).collect(),
+            first
+                .iter()
+                .map(|p| {
+                    let lane = |at: usize| f32::from(p.get(at).copied().unwrap_or(0));
+                    Vec3::new(lane(x_lane), lane(y_lane), lane(z_lane)) * scale + translate
+                })
+                .collect::<Vec<Vec3>>(),
+            vertex_source
+                .iter()
+                .map(|&s| {
+                    let normal = first.get(s as usize).map_or(usize::MAX, |&[.., normal]| usize::from(normal));
+                    normals.get(normal).copied().unwrap_or(Vec3::Y)
+                })
+                .collect(),
         ),
         _ => (Vec::new(), Vec::new()),
     };
@@ -1321,29 +1386,48 @@ mod tests {
     /// chunk, a 16-byte chunk or the tail), and never a position byte.
     #[test]
     fn the_normal_scan_reads_only_normal_bytes() {
-        // Both builds of the scan: the baseline one and, where the CPU has it, the AVX2 one.
+        // Every build of the scan: the baseline one and, where the CPU has them, the wider ones.
         type Scan = fn(&[u8], usize, usize, usize) -> bool;
-        let scans: [(&str, Scan); 2] = [("dispatched", any_normal_past_table), ("baseline", normal_scan)];
+        let scans: [(&str, Scan); 3] = [
+            ("dispatched", any_normal_past_table),
+            ("baseline", normal_scan),
+            ("baseline, any stride", unaligned_normal_scan),
+        ];
         for vertices in [0usize, 1, 3, 4, 5, 15, 16, 17, 20, 33, 100, 393] {
-            for frames in [1usize, 3] {
-                // Frames with headers whose bytes are all past the table, as a float's sign can be.
-                let stride = 40 + vertices * 4;
-                let mut block = vec![255u8; stride * frames];
-                for frame in block.chunks_exact_mut(stride) {
-                    for (v, record) in frame[40..].chunks_exact_mut(4).enumerate() {
-                        // Position bytes are all past the table; normals are in range, one the last.
-                        record.copy_from_slice(&[255, 254, 162, if v == vertices / 2 { 161 } else { (v % 7) as u8 }]);
+            // A stride of records only, and one with two padding bytes, which puts each frame's
+            // records at another place within 4 bytes.
+            for padding in [0usize, 2] {
+                // The block at several places within a 64-byte line, as a file's frames can be.
+                for (frames, shift) in [1usize, 3].into_iter().flat_map(|f| [0usize, 1, 2, 3, 29, 62].map(|s| (f, s))) {
+                    // Frames with headers whose bytes are all past the table, as a float's sign can be.
+                    let stride = 40 + vertices * 4 + padding;
+                    let mut buffer = vec![255u8; shift + stride * frames];
+                    let block = &mut buffer[shift..];
+                    for frame in block.chunks_exact_mut(stride) {
+                        for (v, record) in frame[40..40 + vertices * 4].chunks_exact_mut(4).enumerate() {
+                            // Position bytes are all past the table; normals are in range, one the last.
+                            record.copy_from_slice(&[
+                                255,
+                                254,
+                                162,
+                                if v == vertices / 2 { 161 } else { (v % 7) as u8 },
+                            ]);
+                        }
                     }
-                }
-                for (scan, any_bad) in scans {
-                    assert!(!any_bad(&block, stride, frames, vertices * 4), "{scan}: {vertices} vertices");
-                    for at in (0..frames).flat_map(|f| (0..vertices).map(move |v| f * stride + 40 + v * 4 + 3)) {
-                        for bad in [162, 255] {
-                            let mut marked = block.clone();
-                            marked[at] = bad;
-                            assert!(any_bad(&marked, stride, frames, vertices * 4), "{scan}: {vertices}, byte {at}");
-                            let frame = &marked[at / stride * stride + 40..][..vertices * 4];
-                            assert!(has_normal_past_table(frame), "{vertices} vertices, byte {at}");
+                    let block = &buffer[shift..];
+                    for (scan, any_bad) in scans {
+                        let case =
+                            format!("{scan}: {vertices} vertices, stride {stride}, {frames} frames, shift {shift}");
+                        assert!(!any_bad(block, stride, frames, vertices * 4), "{case}");
+                        for at in (0..frames).flat_map(|f| (0..vertices).map(move |v| f * stride + 40 + v * 4 + 3)) {
+                            for bad in [162, 255] {
+                                let mut marked = buffer.clone();
+                                marked[shift + at] = bad;
+                                let marked = &marked[shift..];
+                                assert!(any_bad(marked, stride, frames, vertices * 4), "{case}, byte {at}");
+                                let frame = &marked[at / stride * stride + 40..][..vertices * 4];
+                                assert!(has_normal_past_table(frame), "{case}, byte {at}");
+                            }
                         }
                     }
                 }
