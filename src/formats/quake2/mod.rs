@@ -469,9 +469,10 @@ const FIRST_BAD_NORMAL: u8 = normals::NORMALS.len() as u8;
 
 /// Whether any frame of the frame block (`count` frames of `stride` bytes, each a 40-byte
 /// header then `vertex_bytes` of packed vertices) names a normal past the table. One pass over
-/// every frame keeps the highest byte at each of 64 positions, which only normal bytes reach
-/// at every fourth ([`normal_scan`]). With AVX2 (checked at run time) the same code folds 32
-/// bytes per instruction instead of 16.
+/// every whole frame keeps the highest byte at each of 64 positions (two sets of them, one by
+/// address and one from a record boundary: [`normal_scan`]); only normal bytes reach every
+/// fourth position of each set, which is checked once at the end. With AVX2 (checked at run
+/// time) the same code folds 32 bytes per instruction instead of 16.
 fn any_normal_past_table(block: &[u8], stride: usize, count: usize, vertex_bytes: usize) -> bool {
     #[cfg(target_arch = "x86_64")]
     if cpu_avx2::get() {
@@ -504,29 +505,23 @@ fn normal_scan(block: &[u8], stride: usize, count: usize, vertex_bytes: usize) -
         return unaligned_normal_scan(block, stride, count, vertex_bytes);
     }
     // Loads at addresses that are multiples of 64, as a load across a cache line costs two. A
-    // frame's records are folded as the whole 64-byte blocks between the first and the last
-    // such address within them, where a byte sits in the position its address gives modulo
-    // 64, so that the normal bytes of every frame share the same 16 positions; and as their
-    // first and last 64 bytes (which hold the parts before and after those blocks), folded
-    // apart, where the positions count from a record boundary as in [`unaligned_normal_scan`].
-    let base = block.as_ptr() as usize;
+    // frame's records are folded as the whole 64-byte blocks that start at such addresses,
+    // where a byte sits in the position its address gives modulo 64, so that the normal bytes
+    // of every frame share the same 16 positions; and where bytes lie before the first block or
+    // after the last, as the records' first or last 64 bytes, folded apart, where the positions
+    // count from a record boundary as in [`unaligned_normal_scan`].
     let mut aligned = [0u8; SCAN_WIDTH];
     let mut edges = [0u8; SCAN_WIDTH];
-    let mut short_bad = false;
-    for frame in 0..count {
-        let Some(start) = frame.checked_mul(stride).and_then(|at| at.checked_add(FRAME_HEADER_SIZE as usize)) else {
-            break;
-        };
-        let Some(records) = start.checked_add(vertex_bytes).and_then(|end| block.get(start..end)) else { continue };
+    // Whole frames only, as in [`unaligned_normal_scan`] and the per-frame search after it.
+    for frame in block.chunks_exact(stride.max(1)).take(count) {
+        let Some(records) = frame_records(frame, vertex_bytes) else { continue };
+        // At least 256 bytes (checked above), so both are there.
         let (Some(first), Some(last)) = (records.first_chunk::<SCAN_WIDTH>(), records.last_chunk::<SCAN_WIDTH>())
         else {
-            short_bad |= has_normal_past_table(records);
             continue;
         };
-        let skipped = (SCAN_WIDTH - base.wrapping_add(start) % SCAN_WIDTH) % SCAN_WIDTH;
+        let skipped = (SCAN_WIDTH - records.as_ptr() as usize % SCAN_WIDTH) % SCAN_WIDTH;
         let (steps, left) = records.get(skipped..).unwrap_or(&[]).as_chunks::<SCAN_WIDTH>();
-        // Only edges that the whole blocks miss (none where a frame's records start and end on
-        // a multiple of 64, as in a file whose stride is one).
         if skipped > 0 {
             edges = fold_scan_step(edges, first);
         }
@@ -543,9 +538,9 @@ fn normal_scan(block: &[u8], stride: usize, count: usize, vertex_bytes: usize) -
     // Opaque to the optimiser: knowing that only every fourth position is read below, it would
     // otherwise gather normal bytes one at a time instead of folding whole vectors.
     let (aligned, edges) = std::hint::black_box((aligned, edges));
-    let aligned_normal = base.wrapping_add(FRAME_HEADER_SIZE as usize + 3) % 4;
-    short_bad
-        || aligned.iter().skip(aligned_normal).step_by(4).any(|&byte| byte >= FIRST_BAD_NORMAL)
+    // Every frame's records start 40 bytes after a multiple of the stride, itself a multiple of 4.
+    let aligned_normal = (block.as_ptr() as usize).wrapping_add(FRAME_HEADER_SIZE as usize + 3) % 4;
+    aligned.iter().skip(aligned_normal).step_by(4).any(|&byte| byte >= FIRST_BAD_NORMAL)
         || edges.iter().skip(3).step_by(4).any(|&byte| byte >= FIRST_BAD_NORMAL)
 }
 
@@ -558,8 +553,9 @@ fn fold_scan_step(mut highest: [u8; SCAN_WIDTH], bytes: &[u8; SCAN_WIDTH]) -> [u
     highest
 }
 
-/// [`normal_scan`] for a stride that is not a multiple of 4: each frame folded from its own
-/// first record, so that positions 3, 7, … 63 only ever see normal bytes.
+/// [`normal_scan`] for a stride that is not a multiple of 4 and for frames of under 256 bytes of
+/// records: each frame folded from its own first record, so that positions 3, 7, … 63 only
+/// ever see normal bytes.
 #[inline(always)]
 fn unaligned_normal_scan(block: &[u8], stride: usize, count: usize, vertex_bytes: usize) -> bool {
     let mut highest = [0u8; SCAN_WIDTH];
@@ -832,8 +828,8 @@ fn build_scene(layout: &Layout, skins: Vec<String>, frames: SceneFrames, bytes: 
         mesh: 0,
         wraps: true,
     };
-    // The rest pose is frame 0, unpacked once, with the lanes and the normal table as
-    // constants (the general `PackedFrames::position` looks its lanes up per vertex).
+    // The rest pose is frame 0, unpacked once, with the lanes as constants (the general
+    // `PackedFrames::position` looks them up per vertex).
     let [x_lane, y_lane, z_lane] = SCENE_LANES.map(usize::from);
     let normals = template.normal_table;
     let (source_positions, rest_normals) = match template.frame(0) {
@@ -1382,52 +1378,59 @@ mod tests {
         assert_eq!(cpu_avx2::get(), std::arch::is_x86_feature_detected!("avx2"));
     }
 
-    /// The wide scan sees the normal byte of every record, wherever it falls (in a 64-byte
-    /// chunk, a 16-byte chunk or the tail), and never a position byte.
+    /// Every build of the scan sees the normal byte of every record, wherever it falls (in an
+    /// aligned 64-byte block, a frame's first or last 64 bytes, or a short frame), and never a
+    /// header, position or padding byte, wherever the block lies within a 64-byte line.
     #[test]
     fn the_normal_scan_reads_only_normal_bytes() {
-        // Every build of the scan: the baseline one and, where the CPU has them, the wider ones.
         type Scan = fn(&[u8], usize, usize, usize) -> bool;
         let scans: [(&str, Scan); 3] = [
+            // AVX2 where the CPU has it.
             ("dispatched", any_normal_past_table),
             ("baseline", normal_scan),
-            ("baseline, any stride", unaligned_normal_scan),
+            ("per frame", unaligned_normal_scan),
         ];
-        for vertices in [0usize, 1, 3, 4, 5, 15, 16, 17, 20, 33, 100, 393] {
-            // A stride of records only, and one with two padding bytes, which puts each frame's
-            // records at another place within 4 bytes.
-            for padding in [0usize, 2] {
-                // The block at several places within a 64-byte line, as a file's frames can be.
-                for (frames, shift) in [1usize, 3].into_iter().flat_map(|f| [0usize, 1, 2, 3, 29, 62].map(|s| (f, s))) {
-                    // Frames with headers whose bytes are all past the table, as a float's sign can be.
-                    let stride = 40 + vertices * 4 + padding;
-                    let mut buffer = vec![255u8; shift + stride * frames];
-                    let block = &mut buffer[shift..];
-                    for frame in block.chunks_exact_mut(stride) {
+        // Up to 63 vertices (under 256 bytes of records) take the per-frame fold; 64 and more
+        // the aligned one.
+        for vertices in [0usize, 1, 3, 4, 5, 15, 16, 17, 20, 33, 63, 64, 100, 393] {
+            // A stride of records only; one with two padding bytes, which puts each frame's
+            // records at another place within 4 bytes; and one of 24, which with 64 vertices
+            // makes the stride 5 × 64, so that at offset 24 every frame's records start and end
+            // on a multiple of 64 and no edge is folded.
+            for padding in [0usize, 2, 24] {
+                let stride = 40 + vertices * 4 + padding;
+                // The block at several places within a 64-byte line, by address, as a file's
+                // frames can be.
+                for (frames, offset) in
+                    [1usize, 3].into_iter().flat_map(|f| [0usize, 1, 2, 3, 24, 29, 62].map(|o| (f, o)))
+                {
+                    // Headers and padding whose bytes are all past the table, as a float's sign can be.
+                    let mut buffer = vec![255u8; SCAN_WIDTH + stride * frames];
+                    let shift = (offset + SCAN_WIDTH - buffer.as_ptr() as usize % SCAN_WIDTH) % SCAN_WIDTH;
+                    let block_len = stride * frames;
+                    for frame in buffer[shift..shift + block_len].chunks_exact_mut(stride) {
                         for (v, record) in frame[40..40 + vertices * 4].chunks_exact_mut(4).enumerate() {
                             // Position bytes are all past the table; normals are in range, one the last.
-                            record.copy_from_slice(&[
-                                255,
-                                254,
-                                162,
-                                if v == vertices / 2 { 161 } else { (v % 7) as u8 },
-                            ]);
+                            let normal = if v == vertices / 2 { 161 } else { (v % 7) as u8 };
+                            record.copy_from_slice(&[255, 254, 162, normal]);
                         }
                     }
-                    let block = &buffer[shift..];
                     for (scan, any_bad) in scans {
                         let case =
-                            format!("{scan}: {vertices} vertices, stride {stride}, {frames} frames, shift {shift}");
+                            format!("{scan}: {vertices} vertices, stride {stride}, {frames} frames, at {offset}");
+                        let block = &buffer[shift..shift + block_len];
+                        assert_eq!(block.as_ptr() as usize % SCAN_WIDTH, offset, "{case}");
                         assert!(!any_bad(block, stride, frames, vertices * 4), "{case}");
                         for at in (0..frames).flat_map(|f| (0..vertices).map(move |v| f * stride + 40 + v * 4 + 3)) {
+                            let kept = buffer[shift + at];
                             for bad in [162, 255] {
-                                let mut marked = buffer.clone();
-                                marked[shift + at] = bad;
-                                let marked = &marked[shift..];
-                                assert!(any_bad(marked, stride, frames, vertices * 4), "{case}, byte {at}");
-                                let frame = &marked[at / stride * stride + 40..][..vertices * 4];
+                                buffer[shift + at] = bad;
+                                let block = &buffer[shift..shift + block_len];
+                                assert!(any_bad(block, stride, frames, vertices * 4), "{case}, byte {at}");
+                                let frame = &block[at / stride * stride + 40..][..vertices * 4];
                                 assert!(has_normal_past_table(frame), "{case}, byte {at}");
                             }
+                            buffer[shift + at] = kept;
                         }
                     }
                 }
