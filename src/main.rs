@@ -791,9 +791,8 @@ fn run_sheet(args: &RenderArgs, sheet_path: &Path) -> Result<()> {
         textures: !args.no_textures,
         flag_bits: args.flag_bits,
         clip: args.pose.anim.clone(),
-        frame: args.pose.frame,
+        frame: checked_frame(&args.pose)?,
     };
-    checked_frame(&args.pose)?;
     let gpu = HeadlessGpu::new()?;
     if args.verbose {
         eprintln!("adapter: {}; {} models", gpu.adapter_name(), items.len());

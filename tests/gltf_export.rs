@@ -22,6 +22,17 @@ fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
 }
 
+/// `rel` in the corpus, or `None` with a note saying the test skips where it is absent.
+fn in_corpus(rel: &str) -> Option<PathBuf> {
+    let path = corpus().join(rel);
+    if path.exists() {
+        Some(path)
+    } else {
+        eprintln!("SKIP: {} is absent", path.display());
+        None
+    }
+}
+
 /// Every model the tests export: demo models, fixtures of every format, corpus files.
 fn models() -> Vec<(String, Scene)> {
     let mut out = Vec::new();
@@ -594,11 +605,7 @@ fn uses_pointers(json: &serde_json::Value) -> bool {
 /// colour pointer ("elemSize 16 > targetElemSize 12"), loads every corpus M2 as exported.
 #[test]
 fn constant_material_tracks_write_no_pointer_and_assimp_loads_the_corpus_m2s() {
-    let root = corpus().join("m2");
-    if !root.is_dir() {
-        eprintln!("SKIP: {} is absent", root.display());
-        return;
-    }
+    let Some(root) = in_corpus("m2") else { return };
     let dir = out_dir("gltf-validate/corpus-m2");
     let assimp = std::process::Command::new("assimp").arg("version").output().is_ok();
     for path in mdview::scan::model_files(&root).unwrap() {
@@ -735,11 +742,7 @@ fn mdr_skins_have_four_unique_joints_summing_to_one() {
 
 #[test]
 fn the_hunter_exports_under_3_mb() {
-    let path = corpus().join("md2/hunter/tris.md2");
-    if !path.is_file() {
-        eprintln!("SKIP: {} is absent", path.display());
-        return;
-    }
+    let Some(path) = in_corpus("md2/hunter/tris.md2") else { return };
     let scene = formats::open(&path).unwrap();
     assert_eq!(scene.format, FormatKind::Quake2Md2);
     let glb = export::to_glb(&export::build(&scene).unwrap()).unwrap();

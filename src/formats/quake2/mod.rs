@@ -828,28 +828,13 @@ fn build_scene(layout: &Layout, skins: Vec<String>, frames: SceneFrames, bytes: 
         mesh: 0,
         wraps: true,
     };
-    // The rest pose is frame 0, unpacked once, with the lanes as constants (the general
-    // `PackedFrames::position` looks them up per vertex).
-    let [x_lane, y_lane, z_lane] = SCENE_LANES.map(usize::from);
-    let normals = template.normal_table;
-    let (source_positions, rest_normals) = match template.frame(0) {
-        Some((scale, translate, first)) => (
-            first
-                .iter()
-                .map(|p| {
-                    let lane = |at: usize| f32::from(p.get(at).copied().unwrap_or(0));
-                    Vec3::new(lane(x_lane), lane(y_lane), lane(z_lane)) * scale + translate
-                })
-                .collect::<Vec<Vec3>>(),
-            vertex_source
-                .iter()
-                .map(|&s| {
-                    let normal = first.get(s as usize).map_or(usize::MAX, |&[.., normal]| usize::from(normal));
-                    normals.get(normal).copied().unwrap_or(Vec3::Y)
-                })
-                .collect(),
-        ),
-        _ => (Vec::new(), Vec::new()),
+    // The rest pose is frame 0, unpacked once.
+    let source_positions = template.unpack(0);
+    let rest_normals = match template.records_at(0) {
+        Some(first) => {
+            vertex_source.iter().map(|&s| first.get(s as usize).map_or(Vec3::Y, |&p| template.normal(p))).collect()
+        }
+        None => Vec::new(),
     };
 
     scene.materials.reserve_exact(skins.len().max(1));
