@@ -40,9 +40,15 @@ pub fn polar_orthonormal(m: &Mat4) -> Mat3 {
     if u.is_finite() { u } else { Mat3::IDENTITY }
 }
 
-/// `U⁻¹` (= `Uᵀ`) of [`polar_orthonormal`], as a 4x4 with no translation.
+/// The inverse of a node's authored orientation, as a 4x4 with no translation: `U⁻¹` (= `Uᵀ`)
+/// of [`polar_orthonormal`], a proper rotation. A mirrored node's `U` is a reflection; `-U` is
+/// then its rotation and the mirror stays in the stretch, so `local · U⁻¹ · R(q)` keeps the
+/// mirror under every key, and a key holding the authored orientation (the rotation a mirrored
+/// node is exported with beside a negative scale) gives the authored matrix back.
 pub fn authored_orientation_inverse(local: &Mat4) -> Mat4 {
-    Mat4::from_mat3(polar_orthonormal(local).transpose())
+    let u = polar_orthonormal(local);
+    let rotation = if u.determinant() < 0.0 { -u } else { u };
+    Mat4::from_mat3(rotation.transpose())
 }
 
 #[cfg(test)]
@@ -69,6 +75,30 @@ mod tests {
         let m = Mat4::from_quat(r) * Mat4::from_scale(Vec3::new(2.0, 0.5, 4.0));
         let u = polar_orthonormal(&m);
         assert!(u.abs_diff_eq(Mat3::from_quat(r), 1e-5));
+    }
+
+    #[test]
+    fn a_mirrored_node_keeps_its_mirror_under_rotation_keys() {
+        let authored = Quat::from_rotation_y(0.6);
+        // Mirrored in x, stretched, sheared a little, moved.
+        let mut m =
+            Mat4::from_scale_rotation_translation(Vec3::new(-1.5, 0.8, 2.0), authored, Vec3::new(1.0, 2.0, 3.0));
+        m.y_axis.x += 0.2;
+        assert!(Mat3::from_mat4(m).determinant() < 0.0);
+        let inverse = authored_orientation_inverse(&m);
+        let rotation = Mat3::from_mat4(inverse).transpose();
+        assert!((rotation.determinant() - 1.0).abs() < 1e-5, "a proper rotation");
+        // The key that holds the authored orientation gives the authored matrix back.
+        let keyed = m * inverse * Mat4::from_mat3(rotation);
+        assert!(keyed.abs_diff_eq(m, 1e-4), "{keyed:?} vs {m:?}");
+        for q in [Quat::IDENTITY, Quat::from_rotation_x(std::f32::consts::PI), Quat::from_rotation_z(0.9)] {
+            let keyed = m * inverse * Mat4::from_quat(q);
+            assert!(Mat3::from_mat4(keyed).determinant() < 0.0, "the mirror stays under {q:?}");
+        }
+        // An unmirrored node is unchanged by the rule.
+        let plain = Mat4::from_scale_rotation_translation(Vec3::new(1.5, 0.8, 2.0), authored, Vec3::ONE);
+        let inverse = authored_orientation_inverse(&plain);
+        assert!(inverse.abs_diff_eq(Mat4::from_quat(authored.inverse()), 1e-5));
     }
 
     #[test]

@@ -37,14 +37,6 @@ pub enum NodeTransform {
     },
 }
 
-/// Why a node's export is not exact, for the file's `extras`.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Caveat {
-    /// Rotation keys replace a mirrored orientation: glTF rotations cannot mirror, so the rest
-    /// pose keeps the mirror and the keyed pose loses it, where the viewer does the reverse.
-    MirroredRotation,
-}
-
 /// Splits `local`. `rotated` says whether a rotation channel animates the node: then the
 /// viewer's rule `local · U⁻¹ · R(q)` must hold with `R(q)` replacing one node's rotation.
 ///
@@ -52,26 +44,24 @@ pub enum Caveat {
 /// [`math::polar_orthonormal`]) and the stretch `P' = local·Uᵀ = V·Σ·Vᵀ` on the parent side,
 /// so the chain is written in that order: translation and `V·Σ`, then `Vᵀ`, then `U`. (The
 /// issue's sketch put `U` first; that matches the viewer only when `U` and `P` commute.)
-pub fn split(local: &Mat4, rotated: bool) -> (NodeTransform, Option<Caveat>) {
+pub fn split(local: &Mat4, rotated: bool) -> NodeTransform {
     let translation = local.w_axis.truncate();
     let linear = Mat3::from_mat4(*local);
     if !math::is_sheared(local) && !rotated && linear.determinant().abs() > 1e-12 {
         let (scale, rotation, translation) = local.to_scale_rotation_translation();
         if rotation.is_finite() && scale.is_finite() {
-            return (NodeTransform::Single(Trs { translation, rotation: rotation.normalize(), scale }), None);
+            return NodeTransform::Single(Trs { translation, rotation: rotation.normalize(), scale });
         }
     }
     let mut u = math::polar_orthonormal(local);
     let stretch = linear * u.transpose();
     let (mut v, mut sigma) = symmetric_eigen(stretch);
-    let mut caveat = None;
     if u.determinant() < 0.0 {
-        // A mirror goes into a negative scale; -U is then a proper rotation.
+        // A mirror goes into a negative scale; -U is then a proper rotation, the one the
+        // viewer's rule replaces ([`math::authored_orientation_inverse`]), so keyed poses keep
+        // the mirror in both.
         u = -u;
         sigma = -sigma;
-        if rotated {
-            caveat = Some(Caveat::MirroredRotation);
-        }
     }
     if v.determinant() < 0.0 {
         // V·Σ·Vᵀ is unchanged by flipping one eigenvector.
@@ -81,12 +71,12 @@ pub fn split(local: &Mat4, rotated: bool) -> (NodeTransform, Option<Caveat>) {
     if rotated && !math::is_sheared(local) && sigma.abs().max_element() - sigma.abs().min_element() < 1e-5 {
         // Uniform stretch: one node, `t · s·R`.
         let single = Trs { translation, rotation: rotation_of(u), scale: sigma };
-        return (NodeTransform::Single(single), caveat);
+        return NodeTransform::Single(single);
     }
     let outer = Trs { translation, rotation: rotation_of(v), scale: sigma };
     let middle = Trs { rotation: rotation_of(v.transpose()), ..Trs::IDENTITY };
     let inner = Trs { rotation: rotation_of(u), ..Trs::IDENTITY };
-    (NodeTransform::Chain { outer, middle, inner }, caveat)
+    NodeTransform::Chain { outer, middle, inner }
 }
 
 /// Eigenvectors (columns) and eigenvalues of a symmetric 3x3 by cyclic Jacobi rotations.
@@ -159,16 +149,15 @@ mod tests {
     #[test]
     fn a_trs_matrix_stays_one_node() {
         let m = Mat4::from_scale_rotation_translation(Vec3::new(1.0, 2.0, 3.0), Quat::from_rotation_x(0.3), Vec3::ONE);
-        let (t, caveat) = split(&m, false);
+        let t = split(&m, false);
         assert!(matches!(t, NodeTransform::Single(_)));
         assert!(chain_matrix(&t).abs_diff_eq(m, 1e-5));
-        assert_eq!(caveat, None);
     }
 
     #[test]
     fn a_sheared_matrix_becomes_three_proper_nodes_with_the_same_product() {
         let m = sheared();
-        let (t, _) = split(&m, false);
+        let t = split(&m, false);
         let NodeTransform::Chain { outer, middle, inner } = t else { panic!("expected a chain") };
         assert!(chain_matrix(&t).abs_diff_eq(m, 1e-5), "{:?} vs {m:?}", chain_matrix(&t));
         for trs in [outer, middle, inner] {
@@ -181,7 +170,7 @@ mod tests {
     #[test]
     fn replacing_the_inner_rotation_is_the_viewers_rule() {
         let m = sheared();
-        let (t, _) = split(&m, true);
+        let t = split(&m, true);
         let NodeTransform::Chain { outer, middle, .. } = t else { panic!("expected a chain") };
         let q = Quat::from_rotation_z(0.9);
         let keyed = outer.matrix() * middle.matrix() * Mat4::from_quat(q);
@@ -193,14 +182,35 @@ mod tests {
     fn a_mirror_becomes_a_negative_scale() {
         let mut m = sheared();
         m.x_axis = -m.x_axis;
-        let (t, _) = split(&m, false);
+        let t = split(&m, false);
         assert!(chain_matrix(&t).abs_diff_eq(m, 1e-4));
+    }
+
+    /// A mirrored node under rotation keys: the export's keyed pose is the viewer's, mirror and
+    /// all, for a sheared node (a chain) and a uniformly scaled one (one node).
+    #[test]
+    fn a_mirrored_node_keyed_is_the_viewers_pose() {
+        let mut sheared_mirror = sheared();
+        sheared_mirror.x_axis = -sheared_mirror.x_axis;
+        let uniform_mirror =
+            Mat4::from_scale_rotation_translation(Vec3::splat(2.0), Quat::from_rotation_y(1.0), Vec3::X)
+                * Mat4::from_scale(Vec3::splat(-1.0));
+        for m in [sheared_mirror, uniform_mirror] {
+            let q = Quat::from_rotation_z(0.9);
+            let keyed = match split(&m, true) {
+                NodeTransform::Chain { outer, middle, .. } => outer.matrix() * middle.matrix() * Mat4::from_quat(q),
+                NodeTransform::Single(s) => Trs { rotation: q, ..s }.matrix(),
+            };
+            let viewer = m * math::authored_orientation_inverse(&m) * Mat4::from_quat(q);
+            assert!(keyed.abs_diff_eq(viewer, 1e-4), "{keyed:?} vs {viewer:?}");
+            assert!(Mat3::from_mat4(keyed).determinant() < 0.0);
+        }
     }
 
     #[test]
     fn uniform_scale_with_rotation_keys_is_one_node() {
         let m = Mat4::from_scale_rotation_translation(Vec3::splat(2.0), Quat::from_rotation_y(1.0), Vec3::X);
-        let (t, _) = split(&m, true);
+        let t = split(&m, true);
         let NodeTransform::Single(s) = t else { panic!("expected one node") };
         let q = Quat::from_rotation_x(0.5);
         let keyed = Trs { rotation: q, ..s }.matrix();

@@ -740,7 +740,7 @@ impl<'a> Builder<'a> {
             };
             // A mirror under rotation keys no longer matters here: keyed poses are decomposed
             // against the chain's fixed stretch (`node_motion`), which keeps the mirror exactly.
-            let (transform, _caveat) = decompose::split(&local, rotated.get(i).copied().unwrap_or(false));
+            let transform = decompose::split(&local, rotated.get(i).copied().unwrap_or(false));
             self.node_forms.push(transform);
             let placed = match transform {
                 NodeTransform::Single(trs) => {

@@ -191,6 +191,12 @@ pub fn decode_anim(r: &Reader) -> DecodeResult<AnimFile> {
     file.rotation_key_sum = r.u16(block + ANIM_ROTATION_KEY_SUM, "rotation key sum")?;
     file.track_count = r.u16(block + ANIM_TRACK_COUNT, "track count")?;
     file.table_offset = r.u32(block + ANIM_TRACK_TABLE, "track table offset")?;
+    if file.track_count == 0 {
+        // A clip with no tracks is valid, with its frame span and hide list (notes §19). The
+        // table identity holds for every file with tracks; the game's 89 without fail it, as
+        // their table offset points nowhere in particular (notes §8), so it is not checked.
+        return Ok(file);
+    }
     let table_end = u64::from(file.table_offset) + u64::from(file.track_count) * TRACK_SIZE;
     if table_end != block {
         file.warnings.push(format!(

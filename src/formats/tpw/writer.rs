@@ -1538,6 +1538,21 @@ mod tests {
         assert_eq!(decoded.status, anim::BlockStatus::IdentityFailed);
         assert!(decoded.tracks.is_empty());
 
+        // With no tracks there is no table to check: the game's track-less clips fail the
+        // identity, and are valid clips with their span and hide list all the same.
+        let empty = AnimFile { tracks: Vec::new(), hide_list: vec![2], break_identity: true, ..file.clone() };
+        let bytes = empty.to_bytes();
+        let block = u32_at(&bytes, 0x98) as usize;
+        assert_ne!(u32_at(&bytes, block + 0x2C) as usize, block, "the fixture breaks the identity");
+        let decoded = anim::decode_anim(&Reader::new(&bytes, FORMAT)).unwrap();
+        assert_eq!(decoded.status, anim::BlockStatus::Readable);
+        assert!(decoded.warnings.is_empty(), "{:?}", decoded.warnings);
+        assert_eq!((decoded.track_count, decoded.length(), decoded.hide_list.clone()), (0, 30, vec![2]));
+        // Even a table offset past the end of the file is no error then.
+        let mut far = bytes.clone();
+        far[block + 0x2C..block + 0x30].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(anim::decode_anim(&Reader::new(&far, FORMAT)).unwrap().status, anim::BlockStatus::Readable);
+
         let none = AnimFile { no_block: true, ..file }.to_bytes();
         assert_eq!(u32_at(&none, 0x98), 0);
         assert!(anim::decode_anim(&Reader::new(&none, FORMAT)).unwrap().tracks.is_empty());

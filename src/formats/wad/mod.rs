@@ -157,7 +157,13 @@ fn read_index_with(data: &[u8], past_end: DataPastEnd) -> DecodeResult<WadIndex>
         let data_offset = u64::from(r.u32(at + ENTRY_DATA_OFFSET, &field("data offset"))?);
         let stored_size = u64::from(r.u32(at + ENTRY_DATA_LENGTH, &field("data length"))?);
         let compression = Compression::from_type(r.u32(at + ENTRY_COMPRESSION, &field("compression"))?);
-        let size = u64::from(r.u32(at + ENTRY_SIZE_FIELD, &field("decompressed size"))?);
+        let stated_size = u64::from(r.u32(at + ENTRY_SIZE_FIELD, &field("decompressed size"))?);
+        // The game's stored entries state 0 here (OpenTPW's notes on the format): their size
+        // is what the archive holds.
+        let size = match compression {
+            Compression::Stored if stated_size == 0 => stored_size,
+            _ => stated_size,
+        };
 
         // Name offsets are absolute in the file; they must fall inside the filename block.
         let relative = name_offset.checked_sub(names_offset).ok_or_else(|| {

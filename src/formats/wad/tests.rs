@@ -153,3 +153,20 @@ fn every_truncation_and_bit_flip_fails_cleanly() {
         }
     }
 }
+
+/// The game's stored entries state a decompressed size of 0: their size is what the archive
+/// holds, with no warning. A stored entry that states another non-zero size still warns.
+#[test]
+fn a_stored_entry_stating_size_zero_is_its_stored_size() {
+    let zero = WadMember { size: 0, ..WadMember::stored("models/gateM1.MD2", b"xyz") };
+    let odd = WadMember { size: 7, ..WadMember::stored("readme.txt", b"hi!") };
+    let data = write_wad(&[zero, odd]);
+    let index = read_index(&data).unwrap();
+    let gate = index.entries.iter().find(|e| e.name() == "gateM1.MD2").unwrap();
+    assert_eq!((gate.stored_size, gate.size), (3, 3));
+    assert_eq!(read_entry(&data, gate).unwrap(), b"xyz");
+    let readme = index.entries.iter().find(|e| e.name() == "readme.txt").unwrap();
+    assert_eq!(readme.size, 7);
+    assert_eq!(index.warnings.len(), 1, "{:?}", index.warnings);
+    assert!(index.warnings[0].contains("readme.txt") && index.warnings[0].contains("sizes differ"));
+}
