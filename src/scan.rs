@@ -354,13 +354,12 @@ fn tally_animation(report: &mut ScanReport, anim: &AnimFile, base: Option<&TpwMo
         }
     }
     report.clips_with_easing += u64::from(eased_clip);
+    // The identity holds for files with tracks; a file with none has no table to check.
     match anim.status {
+        BlockStatus::Readable if anim.track_count == 0 => report.zero_track_files += 1,
         BlockStatus::Readable => report.identity_pass += 1,
         BlockStatus::IdentityFailed => report.identity_fail += 1,
         BlockStatus::NoBlock | BlockStatus::Unreadable | BlockStatus::WrongVersion => report.no_animation_block += 1,
-    }
-    if anim.status == BlockStatus::Readable && anim.track_count == 0 {
-        report.zero_track_files += 1;
     }
     let mut playing = false;
     for (track, bound) in anim.tracks.iter().zip(&clip.tracks) {
@@ -487,7 +486,7 @@ impl ScanReport {
             ("  track table identity pass", self.identity_pass),
             ("  track table identity fail", self.identity_fail),
             ("  no animation block", self.no_animation_block),
-            ("  zero tracks", self.zero_track_files),
+            ("  zero tracks (no table to check)", self.zero_track_files),
             ("  with a playing channel", self.files_with_playing_channel),
             ("nodes", self.nodes),
             ("  sheared", self.sheared_nodes),

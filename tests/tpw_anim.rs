@@ -685,12 +685,14 @@ fn scan_tallies_the_corpus_tables() {
     write(&dir, "SCALE.MD2", &gate_m1().to_bytes());
     write(&dir, "gateM4.MD2", &AnimFile { break_identity: true, ..gate_m1() }.to_bytes());
     write(&dir, "broken.MD2", b"\x46\x5D\xD1\x1C");
+    // No tracks and a table offset that fails the identity, as the game's track-less clips.
+    write(&dir, "gateE.MD2", &AnimFile { tracks: Vec::new(), break_identity: true, ..gate_m1() }.to_bytes());
     let report = mdview::scan::scan_dir(&dir).unwrap();
-    assert_eq!(report.files, 8);
+    assert_eq!(report.files, 9);
     assert_eq!(report.tpw_mesh_files, 2);
-    assert_eq!(report.tpw_animation_files, 5);
+    assert_eq!(report.tpw_animation_files, 6);
     assert_eq!(report.animations_without_base.len(), 1);
-    assert_eq!((report.identity_pass, report.identity_fail), (4, 1));
+    assert_eq!((report.identity_pass, report.identity_fail, report.zero_track_files), (4, 1, 1));
     assert_eq!(report.failed.len(), 1);
     assert_eq!(report.tracks_by_flag_bit.get("0x8"), Some(&(3 + 2 + 3)));
     assert_eq!(report.tracks_by_flag_bit.get("0x20000"), Some(&1));
@@ -702,7 +704,8 @@ fn scan_tallies_the_corpus_tables() {
     let out = mdview(&["scan", p(&dir), "--json"]);
     assert!(out.status.success());
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(json["tpw_animation_files"], 5);
+    assert_eq!(json["tpw_animation_files"], 6);
+    assert_eq!(json["zero_track_files"], 1);
 }
 
 fn rig_dir(test: &str) -> (PathBuf, Scene) {
