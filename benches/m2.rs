@@ -106,6 +106,7 @@ fn skinning_scene() -> Scene {
         bounds: Aabb::from_points(&positions),
         vertex_source: (0..n).collect(),
         uvs: vec![Vec2::ZERO; n as usize],
+        uvs1: Vec::new(),
         normals: vec![Vec3::Z; n as usize],
         submeshes: vec![Submesh {
             material: None,

@@ -20,7 +20,7 @@ struct Material {
     uv_row0: vec4<f32>,
     uv_row1: vec4<f32>,
     // x: texture coordinates from a sphere map of the view-space reflection (M2 environment
-    // mapping) instead of the mesh's UVs; yzw: unused.
+    // mapping) instead of the mesh's UVs; y: which of the vertex's two UV sets; zw: unused.
     uv_source: vec4<u32>,
 };
 
@@ -32,13 +32,14 @@ struct Material {
 struct VertexIn {
     @location(0) position: vec3<f32>,
     @location(1) normal: vec3<f32>,
-    @location(2) uv: vec2<f32>,
+    // Both texture coordinate sets: (u0, v0, u1, v1).
+    @location(2) uv: vec4<f32>,
 };
 
 struct VertexOut {
     @builtin(position) clip: vec4<f32>,
     @location(0) world_normal: vec3<f32>,
-    @location(1) uv: vec2<f32>,
+    @location(1) uv: vec4<f32>,
     @location(2) world_position: vec3<f32>,
 };
 
@@ -63,7 +64,8 @@ fn surface(in: VertexOut, front_facing: bool) -> vec4<f32> {
     let r = reflect(normalize(view_position), normalize(view_normal));
     let m = 2.0 * max(length(r + vec3<f32>(0.0, 0.0, 1.0)), 1e-4);
     let sphere_uv = vec2<f32>(r.x / m + 0.5, 0.5 - r.y / m);
-    let base_uv = select(in.uv, sphere_uv, material.uv_source.x != 0u);
+    let mesh_uv = select(in.uv.xy, in.uv.zw, material.uv_source.y != 0u);
+    let base_uv = select(mesh_uv, sphere_uv, material.uv_source.x != 0u);
     let uv = vec2<f32>(dot(material.uv_row0.xy, base_uv) + material.uv_row0.w, dot(material.uv_row1.xy, base_uv) + material.uv_row1.w);
     let texel = textureSample(base_texture, base_sampler, uv);
     let use_texture = frame.options.x != 0u && material.textured != 0u;

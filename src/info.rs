@@ -159,6 +159,8 @@ pub struct MaterialSummary {
     pub texture: Option<String>,
     pub flags: u32,
     pub see_through: bool,
+    /// The texture coordinate set the material samples (0, or 1 for a mesh's second set).
+    pub uv_set: u8,
     pub start: u32,
     pub end: u32,
     pub triangles: u32,
@@ -219,6 +221,7 @@ impl Summary {
                             texture: material.texture.clone(),
                             flags: material.flags,
                             see_through: material.alpha.is_see_through(),
+                            uv_set: material.uv_set,
                             start: s.vertex_start,
                             end: s.vertex_end,
                             triangles: s.triangle_count,
@@ -365,10 +368,11 @@ impl Summary {
                     (0..32).map(|b| 1u32 << b).filter(|b| mat.flags & b != 0).map(|b| format!("{b:#04x}")).collect();
                 let _ = writeln!(
                     out,
-                    "      material {k}: texture {texture}, flags {:#04x} [{}], {}, vertices {}..={}, {} triangles",
+                    "      material {k}: texture {texture}, flags {:#04x} [{}], {}{}, vertices {}..={}, {} triangles",
                     mat.flags,
                     bits.join(" "),
                     if mat.see_through { "see-through" } else { "opaque" },
+                    if mat.uv_set == 1 { ", UV set 1" } else { "" },
                     mat.start,
                     mat.end,
                     mat.triangles

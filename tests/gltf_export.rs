@@ -40,6 +40,7 @@ fn models() -> Vec<(String, Scene)> {
     for name in ["island.MD2", "gate.MD2", "fountain.MD2"] {
         out.push((format!("demo_{name}"), formats::open(&demo.join(name)).expect("demo opens")));
     }
+    out.push(("fixture_second_uv_set.md2".into(), second_uv_set(&demo)));
     let mdr = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/mdr/arm.mdr");
     out.push(("demo_arm.mdr".into(), formats::open(&mdr).expect("arm opens")));
     for compressed in [false, true] {
@@ -87,6 +88,58 @@ fn models() -> Vec<(String, Scene)> {
         eprintln!("SKIP: corpus folder {} is absent; corpus models not exported", root.display());
     }
     out
+}
+
+/// The demo Island with a second UV set on every mesh (u and v swapped) that its first
+/// material samples, as an M2 texture unit whose coordinate lookup says 1.
+fn second_uv_set(demo: &Path) -> Scene {
+    let mut scene = formats::open(&demo.join("island.MD2")).expect("demo opens");
+    for mesh in &mut scene.meshes {
+        mesh.uvs1 = mesh.uvs.iter().map(|uv| glam::Vec2::new(uv.y, uv.x)).collect();
+    }
+    scene.materials[0].uv_set = 1;
+    scene
+}
+
+/// A material on the second set names TEXCOORD_1, which every primitive drawing with it
+/// carries, holding the mesh's second set; the others keep TEXCOORD_0 alone.
+#[test]
+fn a_material_on_the_second_uv_set_samples_texcoord_1() {
+    let demo = mdview::demo::extract().expect("demo extracts");
+    let scene = second_uv_set(&demo);
+    let doc = export::build(&scene).expect("export builds");
+    let json = &doc.json;
+    let texture = &json["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"];
+    assert!(texture["index"].is_u64(), "the demo's first material is textured");
+    assert_eq!(texture["texCoord"], 1);
+    assert_eq!(json["materials"][1]["pbrMetallicRoughness"]["baseColorTexture"]["texCoord"].as_u64().unwrap_or(0), 0);
+    let mut checked = 0;
+    for (m, mesh) in scene.meshes.iter().enumerate() {
+        let uses_first = mesh.submeshes.iter().any(|s| s.material == Some(0));
+        // A mesh's primitives (one per submesh) share its attributes.
+        let Some(primitive) = json["meshes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["name"].as_str() == Some(mesh.name.as_str()))
+            .map(|j| &j["primitives"][0])
+        else {
+            continue;
+        };
+        let second = &primitive["attributes"]["TEXCOORD_1"];
+        assert_eq!(
+            second.is_u64(),
+            uses_first,
+            "mesh {m} ({}): TEXCOORD_1 only where the material needs it",
+            mesh.name
+        );
+        if let Some(accessor) = second.as_u64() {
+            let flat: Vec<f32> = mesh.uvs1.iter().flat_map(|uv| [uv.x, uv.y]).collect();
+            assert_eq!(json_floats(json, &doc.bin, accessor), flat);
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "no mesh drew with the first material");
 }
 
 fn out_dir(name: &str) -> PathBuf {

@@ -190,6 +190,7 @@ fn quad(name: &str, node: usize, min: Vec2, max: Vec2, material: usize) -> Mesh 
         source_positions: positions,
         vertex_source: vec![0, 1, 2, 3],
         uvs: vec![Vec2::new(0.0, 1.0), Vec2::new(1.0, 1.0), Vec2::new(1.0, 0.0), Vec2::new(0.0, 0.0)],
+        uvs1: Vec::new(),
         triangles,
         submeshes: vec![Submesh {
             material: Some(material),
@@ -442,6 +443,33 @@ fn sphere_mapped_materials_sample_by_reflection() {
     // Seen head-on, a point left of centre reflects the eye ray to the left: u < 0.5, red.
     assert!(left[0] > 240 && left[1] < 15, "left of centre: {left:?}");
     assert!(right[1] > 240 && right[0] < 15, "right of centre: {right:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A material samples the texture coordinate set it names (M2 units whose coordinate lookup
+/// says 1): with the first set on the red half and the second on the green half, set 0 draws
+/// red and set 1 green; a mesh with no second set draws its first for set 1.
+#[test]
+fn materials_sample_the_uv_set_they_name() {
+    let dir = std::env::temp_dir().join(format!("mdview-uv-set-{}", std::process::id()));
+    let mut scene = halves_quad_scene(&dir);
+    scene.meshes[0].uvs = vec![Vec2::new(0.1, 0.5); 4];
+    scene.meshes[0].uvs1 = vec![Vec2::new(0.9, 0.5); 4];
+    let mut view = framed_view(&scene, 0.0, 0.0);
+    view.background = [0.0, 0.0, 0.0, 1.0];
+    let centre = |scene: &Scene| {
+        let mut r = offscreen(scene)?;
+        let image = r.render(scene, &Pose::rest(scene), &view).expect("render");
+        Some(image.get_pixel(image.width() / 2, image.height() / 2).0)
+    };
+    let Some(first) = centre(&scene) else { return };
+    assert!(first[0] > 240 && first[1] < 15, "set 0: red, got {first:?}");
+    scene.materials[0].uv_set = 1;
+    let second = centre(&scene).expect("renderer");
+    assert!(second[1] > 240 && second[0] < 15, "set 1: green, got {second:?}");
+    scene.meshes[0].uvs1.clear();
+    let missing = centre(&scene).expect("renderer");
+    assert!(missing[0] > 240 && missing[1] < 15, "set 1 with no second set: the first, red, got {missing:?}");
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -77,6 +77,7 @@ pub fn character_model() -> (mdview::formats::m2::model::M2Model, mdview::format
                 bones: [(i % bones) as u8, ((i + 7) % bones) as u8, ((i + 13) % bones) as u8, ((i + 29) % bones) as u8],
                 normal: Vec3::Z,
                 uv: [0.0, 0.0],
+                uv1: [0.0, 0.0],
             })
             .collect(),
         render_flags: vec![(0, 0)],

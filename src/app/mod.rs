@@ -1225,6 +1225,7 @@ mod tests {
             source_positions: positions,
             vertex_source: vec![0, 1, 2],
             uvs: vec![Vec2::ZERO; 3],
+            uvs1: Vec::new(),
             normals: vec![Vec3::Z; 3],
             triangles: vec![[0, 1, 2]],
             submeshes: Vec::new(),

@@ -53,7 +53,10 @@ fn to_obj_with(scene: &Scene, pose: &Pose, mtl_name: &str, copies: &[Option<Text
     let mut order: Vec<usize> = (0..scene.meshes.len()).collect();
     order.sort_by_key(|&m| scene.meshes.get(m).and_then(|mesh| mesh.node).unwrap_or(usize::MAX));
 
+    // Positions and normals share one numbering; texture coordinates have their own, as a mesh
+    // whose materials sample its second set writes both sets.
     let mut base = 1u64;
+    let mut uv_base = 1u64;
     for mesh_index in order {
         let Some(mesh) = scene.meshes.get(mesh_index) else { continue };
         if mesh.node.is_some_and(|n| !pose.visible.get(n).copied().unwrap_or(true)) {
@@ -78,6 +81,16 @@ fn to_obj_with(scene: &Scene, pose: &Pose, mtl_name: &str, copies: &[Option<Text
             let uv = uvs.get(i).copied().unwrap_or_default();
             push_line(&mut obj, "vt", &[uv.x, 1.0 - uv.y]);
         }
+        let samples_second_set = |material: Option<usize>| {
+            !mesh.uvs1.is_empty() && material.and_then(|m| scene.materials.get(m)).is_some_and(|m| m.uv_set == 1)
+        };
+        let second_set_used = mesh.submeshes.iter().any(|sub| samples_second_set(sub.material));
+        if second_set_used {
+            for i in 0..positions.len() {
+                let uv = mesh.uvs1.get(i).copied().unwrap_or_default();
+                push_line(&mut obj, "vt", &[uv.x, 1.0 - uv.y]);
+            }
+        }
         for i in 0..positions.len() {
             let n = normals.get(i).copied().unwrap_or(Vec3::Y);
             let n = (normal_matrix * n).try_normalize().unwrap_or(Vec3::Y);
@@ -95,21 +108,25 @@ fn to_obj_with(scene: &Scene, pose: &Pose, mtl_name: &str, copies: &[Option<Text
             }
             let first = sub.first_triangle as usize;
             let tris = mesh.triangles.get(first..first + sub.triangle_count as usize).unwrap_or(&[]);
-            let mut digits = itoa::Buffer::new();
+            let uv_first = uv_base + if samples_second_set(sub.material) { positions.len() as u64 } else { 0 };
+            let (mut digits, mut uv_digits) = (itoa::Buffer::new(), itoa::Buffer::new());
             for &[a, b, c] in tris {
                 let tri = if mirrored { [a, c, b] } else { [a, b, c] };
                 obj.push('f');
-                for corner in tri.map(|i| base + u64::from(i)) {
-                    let text = digits.format(corner);
-                    for separator in [' ', '/', '/'] {
+                for i in tri {
+                    let text = digits.format(base + u64::from(i));
+                    // Usually the same number: formatted once then (this loop is hot).
+                    let uv_text = if uv_first == base { text } else { uv_digits.format(uv_first + u64::from(i)) };
+                    for (separator, number) in [(' ', text), ('/', uv_text), ('/', text)] {
                         obj.push(separator);
-                        obj.push_str(text);
+                        obj.push_str(number);
                     }
                 }
                 obj.push('\n');
             }
         }
         base += positions.len() as u64;
+        uv_base += positions.len() as u64 * if second_set_used { 2 } else { 1 };
     }
     (obj, mtl)
 }
@@ -228,7 +245,7 @@ fn safe_chars(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scene::{Aabb, FormatKind, Mesh, Node, NodeKind, SceneKind, Submesh};
+    use crate::scene::{Aabb, FormatKind, Material, Mesh, Node, NodeKind, SceneKind, Submesh};
     use glam::{Mat4, Vec2};
 
     /// One triangle facing +z, under a node with `local`; the OBJ's face line.
@@ -243,6 +260,7 @@ mod tests {
             source_positions: positions,
             vertex_source: vec![0, 1, 2],
             uvs: vec![Vec2::ZERO; 3],
+            uvs1: Vec::new(),
             triangles: vec![[0, 1, 2]],
             submeshes: vec![Submesh {
                 material: None,
@@ -270,6 +288,55 @@ mod tests {
         assert_eq!(face_under(Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0))), "f 1/1/1 3/3/3 2/2/2");
         // Two mirrors make a turn: no swap.
         assert_eq!(face_under(Mat4::from_scale(Vec3::new(-1.0, -1.0, 1.0))), "f 1/1/1 2/2/2 3/3/3");
+    }
+
+    /// A submesh whose material samples the second UV set gets its own `vt` block after the
+    /// first, and the mesh after it keeps counting from there.
+    #[test]
+    fn a_material_on_the_second_uv_set_faces_the_second_vt_block() {
+        let mut scene = Scene::new(FormatKind::WowM2, SceneKind::Mesh);
+        let positions = vec![Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::ONE];
+        let quad = |uvs1: Vec<Vec2>, submeshes: Vec<Submesh>| Mesh {
+            name: "quad".into(),
+            node: Some(0),
+            normals: vec![Vec3::Z; 4],
+            bounds: Aabb::from_points(&positions),
+            source_positions: positions.clone(),
+            vertex_source: vec![0, 1, 2, 3],
+            uvs: vec![Vec2::new(0.25, 0.0); 4],
+            uvs1,
+            triangles: vec![[0, 1, 2], [1, 3, 2]],
+            submeshes,
+            skin: None,
+            raw: Vec::new(),
+            keep_rest_normals: false,
+            raw_triangle_tags: Vec::new(),
+        };
+        let sub = |first_triangle, material| Submesh {
+            material: Some(material),
+            first_triangle,
+            triangle_count: 1,
+            vertex_start: 0,
+            vertex_end: 3,
+        };
+        scene.materials.push(Material::new("first set"));
+        scene.materials.push(Material { uv_set: 1, ..Material::new("second set") });
+        scene.meshes.push(quad(vec![Vec2::new(0.75, 0.0); 4], vec![sub(0, 0), sub(1, 1)]));
+        scene.meshes.push(quad(Vec::new(), vec![sub(0, 0), sub(1, 0)]));
+        let mut node = Node::new("quad", NodeKind::Mesh, Mat4::IDENTITY);
+        node.mesh = Some(0);
+        scene.nodes.push(node);
+        let (obj, _) = to_obj(&scene, &Pose::rest(&scene), "x.mtl");
+        let lines =
+            |prefix: &str| obj.lines().filter(|l| l.starts_with(prefix)).map(str::to_string).collect::<Vec<_>>();
+        // Four first-set coordinates and four second-set ones for the first mesh, four for the second.
+        let vt = lines("vt ");
+        assert_eq!(vt.len(), 12);
+        assert!(vt[..4].iter().all(|l| l == "vt 0.25 1.0") && vt[4..8].iter().all(|l| l == "vt 0.75 1.0"), "{vt:?}");
+        assert_eq!(
+            lines("f "),
+            ["f 1/1/1 2/2/2 3/3/3", "f 2/6/2 4/8/4 3/7/3", "f 5/9/5 6/10/6 7/11/7", "f 6/10/6 8/12/8 7/11/7"]
+        );
     }
 
     #[test]

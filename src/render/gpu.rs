@@ -60,7 +60,8 @@ pub struct MaterialUniforms {
     pub textured: u32,
     /// The texture transform's first two rows: `u' = dot(row0.xy, uv) + row0.w`, likewise v.
     pub uv_rows: [[f32; 4]; 2],
-    /// x: 1 for sphere-mapped texture coordinates ([`crate::scene::Material::sphere_map`]).
+    /// x: 1 for sphere-mapped texture coordinates ([`crate::scene::Material::sphere_map`]);
+    /// y: the texture coordinate set ([`crate::scene::Material::uv_set`]).
     pub uv_source: [u32; 4],
 }
 
@@ -91,7 +92,8 @@ pub struct LineVertex {
 
 pub const POSITION_NORMAL_ATTRIBUTES: [wgpu::VertexAttribute; 2] =
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3];
-pub const UV_ATTRIBUTES: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Float32x2];
+/// Both texture coordinate sets of a vertex: (u0, v0, u1, v1).
+pub const UV_ATTRIBUTES: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Float32x4];
 pub const LINE_ATTRIBUTES: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x4];
 
 pub fn position_normal_layout() -> wgpu::VertexBufferLayout<'static> {
@@ -104,7 +106,7 @@ pub fn position_normal_layout() -> wgpu::VertexBufferLayout<'static> {
 
 pub fn uv_layout() -> wgpu::VertexBufferLayout<'static> {
     wgpu::VertexBufferLayout {
-        array_stride: size_of::<[f32; 2]>() as u64,
+        array_stride: size_of::<[f32; 4]>() as u64,
         step_mode: wgpu::VertexStepMode::Vertex,
         attributes: &UV_ATTRIBUTES,
     }

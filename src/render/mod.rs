@@ -443,7 +443,7 @@ impl Renderer {
                 unlit: u32::from(material.unlit),
                 textured: u32::from(material.image.is_some()),
                 uv_rows: MaterialUniforms::IDENTITY_UV,
-                uv_source: [u32::from(material.sphere_map), 0, 0, 0],
+                uv_source: [u32::from(material.sphere_map), u32::from(material.uv_set.min(1)), 0, 0],
             };
             let (bind_group, buffer) = self.material_bind_group(&material.name, &uniforms, view, material.wrap);
             materials.push(GpuMaterial {

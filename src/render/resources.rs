@@ -18,7 +18,7 @@ use crate::scene::anim::Pose;
 pub(super) struct AnimationScratch {
     vertices: Vec<PositionNormal>,
     normals: Vec<Vec3>,
-    uvs: Vec<[f32; 2]>,
+    uvs: Vec<[f32; 4]>,
 }
 
 /// A texture and its default view.
@@ -144,7 +144,8 @@ pub(super) fn update_animated_buffers(
     match pose.uvs.get(mesh_index).and_then(Option::as_ref) {
         Some(uvs) if uvs.len() == gpu_mesh.vertex_count => {
             scratch.uvs.clear();
-            scratch.uvs.extend(uvs.iter().map(|uv| uv.to_array()));
+            // The animation moves the first set; the second stays at rest.
+            scratch.uvs.extend(uvs.iter().enumerate().map(|(i, &uv)| both_uv_sets(uv, mesh.uvs1.get(i).copied())));
             queue.write_buffer(&gpu_mesh.uvs, 0, bytemuck::cast_slice(&scratch.uvs));
             gpu_mesh.uvs_animated = true;
         }
@@ -165,8 +166,15 @@ pub(super) fn rest_vertices(mesh: &Mesh) -> Vec<PositionNormal> {
         .collect()
 }
 
-pub(super) fn rest_uvs(mesh: &Mesh) -> Vec<[f32; 2]> {
-    mesh.uvs.iter().map(|uv| uv.to_array()).collect()
+/// Both texture coordinate sets of each render vertex, as one vertex attribute (the material
+/// picks one); the first again where the mesh has no second.
+pub(super) fn rest_uvs(mesh: &Mesh) -> Vec<[f32; 4]> {
+    mesh.uvs.iter().enumerate().map(|(i, &uv)| both_uv_sets(uv, mesh.uvs1.get(i).copied())).collect()
+}
+
+fn both_uv_sets(first: glam::Vec2, second: Option<glam::Vec2>) -> [f32; 4] {
+    let second = second.unwrap_or(first);
+    [first.x, first.y, second.x, second.y]
 }
 
 /// Uploads one mesh of a validated scene; `None` when it has no vertices or triangles.

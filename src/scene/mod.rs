@@ -220,6 +220,9 @@ pub struct Mesh {
     pub vertex_source: Vec<u32>,
     /// Per render vertex.
     pub uvs: Vec<Vec2>,
+    /// A second texture coordinate set, per render vertex, for materials whose
+    /// [`Material::uv_set`] is 1 (M2 vertices carry two); empty when the format has one.
+    pub uvs1: Vec<Vec2>,
     /// Per render vertex: the rest pose's normals (the file's own, or computed smooth ones).
     pub normals: Vec<Vec3>,
     /// The rest normals light every pose, however the vertices move: they are the file's
@@ -390,6 +393,10 @@ pub struct Material {
     /// Texture coordinates come from a sphere map of the view-space reflection (M2 environment
     /// mapping, texture coordinate combo −1) instead of the mesh's UVs.
     pub sphere_map: bool,
+    /// Which texture coordinate set the texture samples: 0 for [`Mesh::uvs`], 1 for
+    /// [`Mesh::uvs1`] (an M2 texture unit whose texture coordinate lookup says 1). A mesh with
+    /// no second set samples its first.
+    pub uv_set: u8,
     /// Draw order among a model's blended surfaces, lowest first (M2: priority plane × 65536 +
     /// material layer, so a layer-1 pass draws over its layer-0 base); 0 where the format has none.
     pub draw_order: i32,
@@ -422,6 +429,7 @@ impl Material {
             base_color: Vec4::ONE,
             flags: 0,
             sphere_map: false,
+            uv_set: 0,
             draw_order: 0,
             wrap: [TextureWrap::Repeat; 2],
             raw: Vec::new(),

@@ -173,6 +173,11 @@ impl Scene {
                     return Err(violation(at(name), format!("{len} entries for {vertices} render vertices")));
                 }
             }
+            // The second set is optional: none, or one per render vertex.
+            if !mesh.uvs1.is_empty() && mesh.uvs1.len() != vertices {
+                let len = mesh.uvs1.len();
+                return Err(violation(at("uvs1"), format!("{len} entries for {vertices} render vertices")));
+            }
             if let Some(t) = any_at_or_above(mesh.triangles.as_flattened(), vertices)
                 .then(|| mesh.triangles.iter().position(|tri| tri.iter().any(|&i| i as usize >= vertices)))
                 .flatten()
@@ -244,6 +249,9 @@ impl Scene {
             }
             if let Some(v) = finite2(&mesh.uvs) {
                 return Err(violation(at(&format!("uvs[{v}]")), "not finite"));
+            }
+            if let Some(v) = finite2(&mesh.uvs1) {
+                return Err(violation(at(&format!("uvs1[{v}]")), "not finite"));
             }
         }
         Ok(())
@@ -402,6 +410,7 @@ mod tests {
             source_positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
             vertex_source: vec![0, 1, 2],
             uvs: vec![Vec2::ZERO; 3],
+            uvs1: Vec::new(),
             normals: vec![Vec3::Z; 3],
             triangles: vec![[0, 1, 2]],
             submeshes: vec![Submesh {
@@ -448,6 +457,16 @@ mod tests {
         let mut not_finite = triangle_scene();
         not_finite.meshes[0].source_positions[1].x = f32::NAN;
         assert_eq!(not_finite.validate().unwrap_err().location, "mesh[0].source_positions[1]");
+
+        // A second UV set is optional, but whole and finite when present.
+        let mut second_set = triangle_scene();
+        second_set.meshes[0].uvs1 = vec![Vec2::ONE; 3];
+        assert_eq!(second_set.clone().validate(), Ok(()));
+        second_set.meshes[0].uvs1.pop();
+        assert_eq!(second_set.validate().unwrap_err().to_string(), "mesh[0].uvs1: 2 entries for 3 render vertices");
+        let mut bad_second = triangle_scene();
+        bad_second.meshes[0].uvs1 = vec![Vec2::ONE, Vec2::new(f32::INFINITY, 0.0), Vec2::ONE];
+        assert_eq!(bad_second.validate().unwrap_err().location, "mesh[0].uvs1[1]");
     }
 
     #[test]

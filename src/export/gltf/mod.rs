@@ -538,7 +538,7 @@ impl<'a> Builder<'a> {
                     rotation: json::extensions::texture::TextureTransformRotation(0.0),
                     scale: json::extensions::texture::TextureTransformScale([1.0, 1.0]),
                     // gltf-json writes `None` as null, which the validator rejects.
-                    tex_coord: Some(0),
+                    tex_coord: Some(u32::from(samples_second_set(self.scene, material_index))),
                     extras: None,
                 },
             );
@@ -549,7 +549,7 @@ impl<'a> Builder<'a> {
             self.textured.push(texture.is_some());
             let base_color_texture = texture.map(|t| json::texture::Info {
                 index: index(t),
-                tex_coord: 0,
+                tex_coord: u32::from(samples_second_set(self.scene, material_index)),
                 extensions: transform.map(|tt| json::extensions::texture::Info { texture_transform: Some(tt) }),
                 extras: None,
             });
@@ -979,6 +979,13 @@ impl Builder<'_> {
                 let flat: Vec<f32> = mesh.uvs.iter().flat_map(|uv| [uv.x, uv.y]).collect();
                 let a = self.floats(&flat, 2, false, Some(Target::ArrayBuffer));
                 attributes.insert(Valid(json::mesh::Semantic::TexCoords(0)), index(a));
+            }
+            let samples_second =
+                |sub: &crate::scene::Submesh| sub.material.is_some_and(|m| samples_second_set(scene, m));
+            if mesh.uvs1.len() == count && mesh.submeshes.iter().any(samples_second) {
+                let flat: Vec<f32> = mesh.uvs1.iter().flat_map(|uv| [uv.x, uv.y]).collect();
+                let a = self.floats(&flat, 2, false, Some(Target::ArrayBuffer));
+                attributes.insert(Valid(json::mesh::Semantic::TexCoords(1)), index(a));
             }
             let mut skin_index = None;
             if let Some(skin) = &mesh.skin
@@ -1971,6 +1978,17 @@ fn grid_between(clip: &Clip, low: f32, high: f32) -> Vec<f32> {
     let step = (clip_rate(clip) / GRID_PER_SECOND).max((high - low) / MAX_GRID as f32);
     let steps = ((high - low) / step).floor() as usize;
     (1..steps.min(MAX_GRID)).map(|k| low + k as f32 * step).collect()
+}
+
+/// Whether material `index` samples its meshes' second texture coordinate set
+/// ([`crate::scene::Material::uv_set`]) in the export: only where every mesh drawing with it
+/// has one, since a glTF primitive must carry the set its material names.
+fn samples_second_set(scene: &Scene, index: usize) -> bool {
+    scene.materials.get(index).is_some_and(|m| m.uv_set == 1)
+        && scene.meshes.iter().all(|mesh| {
+            let draws_with_it = mesh.submeshes.iter().any(|sub| sub.material == Some(index));
+            !draws_with_it || mesh.uvs1.len() == mesh.vertex_count()
+        })
 }
 
 /// Key times of a track as they fall in the clip: as they are, or repeated every period for

@@ -251,6 +251,7 @@ fn build_meshes(model: &M2Model, skin: &Skin, scene: &mut Scene) -> Vec<Option<u
         let mut normals: Vec<Vec3> = used.iter().map(|v| axes::position(v.normal)).collect();
         normalize_or_up(&mut normals);
         let uvs: Vec<Vec2> = used.iter().map(|v| Vec2::from_array(v.uv)).collect();
+        let uvs1: Vec<Vec2> = used.iter().map(|v| Vec2::from_array(v.uv1)).collect();
         let (ranges, influences) = if bone_count > 0 { skin_influences(&used, bone_count) } else { Default::default() };
         let n = source_positions.len() as u32;
         let mesh_index = scene.meshes.len();
@@ -271,6 +272,7 @@ fn build_meshes(model: &M2Model, skin: &Skin, scene: &mut Scene) -> Vec<Option<u
             vertex_source: (0..n).collect(),
             source_positions,
             uvs,
+            uvs1,
             normals,
             triangles,
             submeshes: vec![Submesh {
@@ -467,8 +469,17 @@ fn build_materials(
         let alpha = color.map(|c| static_or(&c.alpha, 1.0)).unwrap_or(1.0)
             * transparency.map(|t| static_or(t, 1.0)).unwrap_or(1.0);
         material.base_color = Vec4::new(rgb.x, rgb.y, rgb.z, alpha.clamp(0.0, 1.0));
-        let env_map = model.texcoord_lookup.get(usize::from(unit.texcoord_combo)).is_some_and(|&c| c < 0);
+        // The lookup names the coordinate set: 0 or 1, or negative for a sphere map.
+        let coord_set = model.texcoord_lookup.get(usize::from(unit.texcoord_combo)).copied();
+        let env_map = coord_set.is_some_and(|c| c < 0);
         material.sphere_map = env_map;
+        material.uv_set = u8::from(coord_set == Some(1));
+        if coord_set.is_some_and(|c| c > 1) {
+            scene.warnings.push(format!(
+                "texture unit {ui}: texture coordinate set {} does not exist (a vertex has 0 and 1); set 0 used",
+                coord_set.unwrap_or(0)
+            ));
+        }
         material.raw = vec![
             RawField::new("blend mode", unit.offset + UNIT_MATERIAL, u64::from(blend)),
             RawField::new("priority plane", unit.offset + UNIT_PRIORITY, unit.priority as u64),
@@ -477,6 +488,7 @@ fn build_materials(
             RawField::new("unit flags", unit.offset + UNIT_FLAGS, u64::from(unit.flags)),
             RawField::new("texture count", unit.offset + UNIT_TEXTURE_COUNT, u64::from(unit.texture_count)),
             RawField::new("environment mapped", unit.offset + UNIT_TEXCOORD_COMBO, u64::from(env_map)),
+            RawField::new("texture coordinate set", unit.offset + UNIT_TEXCOORD_COMBO, u64::from(material.uv_set)),
         ];
         let index = scene.materials.len();
         if let Some(list) = per_mesh.get_mut(mesh) {
@@ -792,7 +804,8 @@ fn model_details(model: &M2Model, skin: Option<&Skin>, options: &BuildOptions, s
             .map(|(i, u)| {
                 let (flags, blend) = model.render_flags.get(usize::from(u.render_flags)).copied().unwrap_or((0, 0));
                 let texture = model.texture_lookup.get(usize::from(u.texture_combo)).copied();
-                let env = model.texcoord_lookup.get(usize::from(u.texcoord_combo)).is_some_and(|&c| c < 0);
+                let coord_set = model.texcoord_lookup.get(usize::from(u.texcoord_combo)).copied();
+                let env = coord_set.is_some_and(|c| c < 0);
                 row()
                     .with("unit", i)
                     .with("submesh", u.submesh)
@@ -809,6 +822,7 @@ fn model_details(model: &M2Model, skin: Option<&Skin>, options: &BuildOptions, s
                         model.texture_anim_lookup.get(usize::from(u.transform_combo)).copied().unwrap_or(-1),
                     )
                     .with("env map", if env { "yes" } else { "no" })
+                    .with("uv set", coord_set.filter(|&c| c >= 0).map_or_else(|| "-".into(), |c| c.to_string()))
             })
             .collect();
         sections.push(DetailSection { title: "Texture units".into(), rows });
@@ -985,6 +999,7 @@ mod tests {
             bones,
             normal: Vec3::new(0.0, 0.0, 2.0),
             uv: [0.0; 2],
+            uv1: [0.0; 2],
         };
         let split = vertex([100, 0, 50, 50], [1, 0, 2, 9]); // bone 9 does not exist
         let none_usable = vertex([0, 0, 0, 40], [0, 1, 2, 7]);
@@ -1019,6 +1034,7 @@ mod tests {
                     bones,
                     normal: Vec3::new(0.25, f32::from(weight), 1.0),
                     uv: [0.0; 2],
+                    uv1: [0.0; 2],
                 });
             }
         }
@@ -1028,6 +1044,7 @@ mod tests {
             bones: [1, 2, 3, 4],
             normal: Vec3::X,
             uv: [0.0; 2],
+            uv1: [0.0; 2],
         });
         let used: Vec<&Vertex> = vertices.iter().collect();
         let (rigid_ranges, rigid) = rigid_influences(&used, 5);
@@ -1117,5 +1134,62 @@ mod tests {
         assert_eq!(clip.channels.len(), 10);
         assert_eq!(budget, 3);
         assert_eq!(clip.warnings.len(), 1);
+    }
+
+    /// A texture unit's texture coordinate lookup picks the set it samples: 0 the vertices'
+    /// first UVs, 1 their second (vertex 0x28), negative a sphere map; a set past 1 warns and
+    /// samples the first.
+    #[test]
+    fn each_unit_samples_the_uv_set_its_lookup_names() {
+        use crate::formats::m2::model::Texture;
+        use crate::formats::m2::skin::{SkinSubmesh, TextureUnit};
+        let vertex = |i: u8| Vertex {
+            position: Vec3::new(f32::from(i), 0.0, 0.0),
+            weights: [255, 0, 0, 0],
+            bones: [0; 4],
+            normal: Vec3::Z,
+            uv: [f32::from(i) * 0.1, 0.5],
+            uv1: [0.9, f32::from(i) * 0.2],
+        };
+        let model = M2Model {
+            version: 264,
+            vertices: (0..3).map(vertex).collect(),
+            textures: vec![Texture { kind: 0, flags: 0, name: "a.blp".into() }],
+            texture_lookup: vec![0],
+            render_flags: vec![(0, 0)],
+            texcoord_lookup: vec![0, 1, -1, 2],
+            ..M2Model::default()
+        };
+        let unit =
+            |texcoord_combo: u16| TextureUnit { texcoord_combo, color: -1, texture_count: 1, ..TextureUnit::default() };
+        let skin = Skin {
+            lookup: vec![0, 1, 2],
+            indices: vec![0, 1, 2],
+            submeshes: vec![SkinSubmesh {
+                id: 0,
+                level: 0,
+                vertex_start: 0,
+                vertex_count: 3,
+                index_start: 0,
+                index_count: 3,
+                bone_count: 0,
+                center: [0.0; 3],
+                offset: 0,
+            }],
+            units: (0..4).map(unit).collect(),
+            bone_count_max: 0,
+        };
+        let mut scene = build(&model, Some(&skin), &BuildOptions::default(), 1 << 16);
+        let mesh = &scene.meshes[0];
+        assert_eq!(mesh.uvs, [Vec2::new(0.0, 0.5), Vec2::new(0.1, 0.5), Vec2::new(0.2, 0.5)]);
+        assert_eq!(mesh.uvs1, [Vec2::new(0.9, 0.0), Vec2::new(0.9, 0.2), Vec2::new(0.9, 0.4)]);
+        let sets: Vec<(u8, bool)> = scene.materials.iter().map(|m| (m.uv_set, m.sphere_map)).collect();
+        assert_eq!(sets, [(0, false), (1, false), (0, true), (0, false)]);
+        assert!(
+            scene.warnings.iter().any(|w| w.contains("texture unit 3: texture coordinate set 2")),
+            "{:?}",
+            scene.warnings
+        );
+        assert_eq!(scene.validate(), Ok(()));
     }
 }

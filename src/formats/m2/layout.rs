@@ -84,6 +84,7 @@ pub const VTX_WEIGHTS: u64 = 0x0C;
 pub const VTX_BONES: u64 = 0x10;
 pub const VTX_NORMAL: u64 = 0x14;
 pub const VTX_UV0: u64 = 0x20;
+pub const VTX_UV1: u64 = 0x28;
 
 pub const COLOR_SIZE: u64 = 40;
 pub const COLOR_RGB: u64 = 0x00;

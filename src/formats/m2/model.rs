@@ -59,6 +59,8 @@ pub struct Vertex {
     pub bones: [u8; 4],
     pub normal: Vec3,
     pub uv: [f32; 2],
+    /// The second texture coordinate set (0x28), for units whose texture coordinate lookup is 1.
+    pub uv1: [f32; 2],
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -308,7 +310,7 @@ pub fn decode(data: &[u8], anims: &[Option<&[u8]>]) -> DecodeResult<M2Model> {
     let bytes = r.bytes(vertices.offset, vertices.count * VERTEX_SIZE, "vertices")?;
     let mut non_finite = 0usize;
     // Whole 48-byte records split at fixed offsets (position 0x00, weights 0x0C, bones 0x10,
-    // normal 0x14, uv0 0x20; uv1 at 0x28 is not used): no per-field check in the loop.
+    // normal 0x14, uv0 0x20, uv1 0x28): no per-field check in the loop.
     const _: () = assert!(
         VERTEX_SIZE == 48
             && VTX_POSITION == 0
@@ -316,6 +318,7 @@ pub fn decode(data: &[u8], anims: &[Option<&[u8]>]) -> DecodeResult<M2Model> {
             && VTX_BONES == 16
             && VTX_NORMAL == 20
             && VTX_UV0 == 32
+            && VTX_UV1 == 40
     );
     let (records, _) = bytes.as_chunks::<48>();
     // Collected from a map over whole records: the exact length is known up front, so there
@@ -323,20 +326,22 @@ pub fn decode(data: &[u8], anims: &[Option<&[u8]>]) -> DecodeResult<M2Model> {
     m.vertices = records
         .iter()
         .map(|record| {
-            let [p0, p1, p2, weights, bones, n0, n1, n2, u, v, _, _]: [[u8; 4]; 12] = bytemuck::cast(*record);
-            let values = [p0, p1, p2, n0, n1, n2, u, v].map(f32::from_le_bytes);
-            let [p0, p1, p2, n0, n1, n2, u, v] = values;
+            let [p0, p1, p2, weights, bones, n0, n1, n2, u, v, u1, v1]: [[u8; 4]; 12] = bytemuck::cast(*record);
+            let values = [p0, p1, p2, n0, n1, n2, u, v, u1, v1].map(f32::from_le_bytes);
+            let [p0, p1, p2, n0, n1, n2, u, v, u1, v1] = values;
             let mut position = Vec3::new(p0, p1, p2);
             let mut normal = Vec3::new(n0, n1, n2);
             let mut uv = [u, v];
+            let mut uv1 = [u1, v1];
             // One branch on a fold of bit tests, not eight short-circuit `is_finite` compares.
             if any_not_finite(&values) {
                 non_finite += 1;
                 position = if position.is_finite() { position } else { Vec3::ZERO };
                 normal = if normal.is_finite() { normal } else { Vec3::Z };
                 uv = uv.map(|v| if v.is_finite() { v } else { 0.0 });
+                uv1 = uv1.map(|v| if v.is_finite() { v } else { 0.0 });
             }
-            Vertex { position, weights, bones, normal, uv }
+            Vertex { position, weights, bones, normal, uv, uv1 }
         })
         .collect();
     if non_finite > 0 {

@@ -166,6 +166,7 @@ fn surface_mesh(surface: &Surface, name: String, node: usize, material: usize, r
         source_positions: positions,
         vertex_source: (0..vertex_count as u32).collect(),
         uvs: surface.vertices.iter().map(|v| Vec2::new(v.tex_coords.x, v.tex_coords.y)).collect(),
+        uvs1: Vec::new(),
         normals,
         // Clockwise in the file, counter-clockwise in the scene.
         triangles: surface.triangles.iter().map(|&[a, b, c]| [a, c, b]).collect(),

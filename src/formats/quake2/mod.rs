@@ -902,6 +902,7 @@ fn build_scene(layout: &Layout, skins: Vec<String>, frames: SceneFrames, bytes: 
         source_positions,
         vertex_source,
         uvs,
+        uvs1: Vec::new(),
         normals: rest_normals,
         submeshes: vec![Submesh {
             material: Some(0),

@@ -594,6 +594,7 @@ fn decode_mesh(
         source_positions,
         vertex_source,
         uvs,
+        uvs1: Vec::new(),
         normals,
         keep_rest_normals,
         triangles,
