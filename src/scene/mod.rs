@@ -221,7 +221,8 @@ pub struct Mesh {
     /// Per render vertex.
     pub uvs: Vec<Vec2>,
     /// A second texture coordinate set, per render vertex, for materials whose
-    /// [`Material::uv_set`] is 1 (M2 vertices carry two); empty when the format has one.
+    /// [`Material::uv_set`] is 1 (M2 vertices carry two); empty when the format has one or no
+    /// material samples it.
     pub uvs1: Vec<Vec2>,
     /// Per render vertex: the rest pose's normals (the file's own, or computed smooth ones).
     pub normals: Vec<Vec3>,

@@ -205,6 +205,9 @@ fn build_meshes(model: &M2Model, skin: &Skin, scene: &mut Scene) -> Vec<Option<u
     let mut numbered = vec![[u32::MAX, 0u32]; skin.lookup.len()];
     let mut out = Vec::with_capacity(skin.submeshes.len());
     let mut bad_vertices = 0usize;
+    // The second UV set is kept only where a unit samples it (most models have none).
+    let second_set_sampled =
+        skin.units.iter().any(|u| model.texcoord_lookup.get(usize::from(u.texcoord_combo)) == Some(&1));
     for (si, sub) in skin.submeshes.iter().enumerate() {
         let start = sub.index_start as usize;
         let mut count = usize::from(sub.index_count);
@@ -251,7 +254,8 @@ fn build_meshes(model: &M2Model, skin: &Skin, scene: &mut Scene) -> Vec<Option<u
         let mut normals: Vec<Vec3> = used.iter().map(|v| axes::position(v.normal)).collect();
         normalize_or_up(&mut normals);
         let uvs: Vec<Vec2> = used.iter().map(|v| Vec2::from_array(v.uv)).collect();
-        let uvs1: Vec<Vec2> = used.iter().map(|v| Vec2::from_array(v.uv1)).collect();
+        let uvs1: Vec<Vec2> =
+            if second_set_sampled { used.iter().map(|v| Vec2::from_array(v.uv1)).collect() } else { Vec::new() };
         let (ranges, influences) = if bone_count > 0 { skin_influences(&used, bone_count) } else { Default::default() };
         let n = source_positions.len() as u32;
         let mesh_index = scene.meshes.len();
