@@ -14,7 +14,7 @@ use super::skin::Skin;
 use super::tracks::Track;
 use crate::scene::{
     Aabb, AlphaMode, BlendMode, Channel, Clip, Curve, DetailRow, DetailSection, FormatKind, Influence, Joint,
-    JointTracks, Material, Mesh, Node, NodeKind, RawField, Scene, SceneKind, Skeleton, SkinWeights, Submesh,
+    JointTracks, Key, Material, Mesh, Node, NodeKind, RawField, Scene, SceneKind, Skeleton, SkinWeights, Submesh,
     TextureWrap, TrackReport, TrackTime,
 };
 
@@ -698,7 +698,28 @@ fn material_channels(
     };
     for (unit, material) in skin.units.iter().zip(unit_materials) {
         let Some(material) = *material else { continue };
-        if let Some(color) = usize::try_from(unit.color).ok().and_then(|c| model.colors.get(c)) {
+        let color = usize::try_from(unit.color).ok().and_then(|c| model.colors.get(c));
+        let transparency = model
+            .transparency_lookup
+            .get(usize::from(unit.weight_combo))
+            .and_then(|&t| model.transparencies.get(usize::from(t)));
+        // The clip's alpha channels replace the rest alpha (colour alpha × transparency) with
+        // their product. Where this clip keys only one of the two, the other holds its rest
+        // value (a track without keys in the playing sequence stays at rest) as a one-key
+        // channel; without it that factor was lost for the clip.
+        let keyed = |track: Option<&Track<f32>>| track.is_some_and(|t| clip_key_count(t, s).is_some());
+        let held = match (keyed(color.map(|c| &c.alpha)), keyed(transparency)) {
+            (true, false) => transparency.map(|t| static_or(t, 1.0)),
+            (false, true) => color.map(|c| static_or(&c.alpha, 1.0)),
+            _ => None,
+        };
+        if let Some(value) = held.filter(|&v| v != 1.0) {
+            let keys = Curve::linear(vec![Key { time: 0.0, value }]);
+            if !add(1, Channel::MaterialAlpha { material, keys, time: TrackTime::Clip }) {
+                return;
+            }
+        }
+        if let Some(color) = color {
             if let Some((keys, time)) = clip_keys(&color.rgb, s)
                 && !add(keys.len(), Channel::MaterialColor { material, keys, time })
             {
@@ -710,10 +731,6 @@ fn material_channels(
                 return;
             }
         }
-        let transparency = model
-            .transparency_lookup
-            .get(usize::from(unit.weight_combo))
-            .and_then(|&t| model.transparencies.get(usize::from(t)));
         if let Some((keys, time)) = transparency.and_then(|t| clip_keys(t, s))
             && !add(keys.len(), Channel::MaterialAlpha { material, keys, time })
         {
@@ -1195,5 +1212,85 @@ mod tests {
             scene.warnings
         );
         assert_eq!(scene.validate(), Ok(()));
+    }
+
+    /// A clip that keys only one of a unit's two alpha factors keeps the other at its rest
+    /// value: colour alpha 0.5 keyed in sequence 0 alone, transparency keyed in sequence 1
+    /// alone from 1 to 0.2; in sequence 1 the unit's alpha runs 0.5 × (1 → 0.2).
+    #[test]
+    fn a_clip_keying_one_alpha_factor_keeps_the_other_at_rest() {
+        use crate::formats::m2::model::{ColorAnim, Texture};
+        use crate::formats::m2::skin::{SkinSubmesh, TextureUnit};
+        use crate::scene::anim::Pose;
+        let linear = super::super::tracks::INTERP_LINEAR;
+        let key = |time: f32, value: f32| Key { time, value };
+        let colour_alpha =
+            Track::from_curves(linear, None, 0, vec![Curve::linear(vec![key(0.0, 0.5)]), Curve::default()]).unwrap();
+        let transparency = Track::from_curves(
+            linear,
+            None,
+            0,
+            vec![Curve::default(), Curve::linear(vec![key(0.0, 1.0), key(100.0, 0.2)])],
+        )
+        .unwrap();
+        let sequence = |id: u16| Sequence {
+            id,
+            variation: 0,
+            duration_ms: 100,
+            move_speed: 0.0,
+            flags: 0x20,
+            frequency: 0,
+            next_variation: -1,
+            alias_next: id,
+        };
+        let vertex = |x: f32| Vertex {
+            position: Vec3::new(x, 0.0, x * x),
+            weights: [255, 0, 0, 0],
+            bones: [0; 4],
+            normal: Vec3::Z,
+            uv: [0.0; 2],
+            uv1: [0.0; 2],
+        };
+        let model = M2Model {
+            version: 264,
+            sequences: vec![sequence(0), sequence(1)],
+            anim_present: vec![None, None],
+            vertices: vec![vertex(0.0), vertex(1.0), vertex(2.0)],
+            textures: vec![Texture { kind: 0, flags: 0, name: "a.blp".into() }],
+            texture_lookup: vec![0],
+            render_flags: vec![(0, 2)],
+            colors: vec![ColorAnim { rgb: Track::default(), alpha: colour_alpha }],
+            transparencies: vec![transparency],
+            transparency_lookup: vec![0],
+            ..M2Model::default()
+        };
+        let skin = Skin {
+            lookup: vec![0, 1, 2],
+            indices: vec![0, 1, 2],
+            submeshes: vec![SkinSubmesh {
+                id: 0,
+                level: 0,
+                vertex_start: 0,
+                vertex_count: 3,
+                index_start: 0,
+                index_count: 3,
+                bone_count: 0,
+                center: [0.0; 3],
+                offset: 0,
+            }],
+            units: vec![TextureUnit { color: 0, texture_count: 1, ..TextureUnit::default() }],
+            bone_count_max: 0,
+        };
+        let scene = build(&model, Some(&skin), &BuildOptions::default(), 1 << 16);
+        assert_eq!(scene.materials[0].base_color.w, 0.5, "rest: 0.5 × 1");
+        let alpha = |clip: usize, time: f32| Pose::at(&scene, Some(clip), time).material_colors[0].w;
+        // Sequence 0 keys the colour alpha only; transparency rests at 1: no extra channel.
+        assert_eq!(scene.clips[0].channels.len(), 1);
+        assert!((alpha(0, 50.0) - 0.5).abs() < 1e-6);
+        // Sequence 1 keys transparency only; the colour alpha holds 0.5 beside it.
+        assert_eq!(scene.clips[1].channels.len(), 2);
+        for (time, expected) in [(0.0, 0.5), (50.0, 0.3), (100.0, 0.1)] {
+            assert!((alpha(1, time) - expected).abs() < 1e-5, "at {time}: {}", alpha(1, time));
+        }
     }
 }
