@@ -42,6 +42,8 @@ pub struct ScanReport {
     pub identity_fail: u64,
     /// Animation files whose block is missing or discarded (version, pointer 0).
     pub no_animation_block: u64,
+    /// Animation files with a readable block and no tracks: valid clips with no table to
+    /// check, counted apart from `identity_pass` (the identity holds for files with tracks).
     pub zero_track_files: u64,
     pub tracks: u64,
     /// Tracks carrying each channel flag bit (`0x8`, `0x1000`...).

@@ -365,3 +365,16 @@ pub(super) fn create_draw_slots(
     });
     DrawSlots { buffer, bind_group, stride, capacity, staging: Vec::new() }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::Vec2;
+
+    /// Each vertex carries (u0, v0, u1, v1); a mesh with no second set repeats its first.
+    #[test]
+    fn uv_buffers_hold_both_sets() {
+        assert_eq!(both_uv_sets(Vec2::new(0.1, 0.2), Some(Vec2::new(0.7, 0.8))), [0.1, 0.2, 0.7, 0.8]);
+        assert_eq!(both_uv_sets(Vec2::new(0.1, 0.2), None), [0.1, 0.2, 0.1, 0.2]);
+    }
+}

@@ -540,7 +540,7 @@ fn move_node(scene: &Scene, channel: &Channel, local: &mut Mat4, time: f32) {
     match channel {
         Channel::NodeRotation { authored_inverse, keys, .. } => {
             if let Some(q) = sample_quat(keys, time) {
-                // Column-vector form of the row-vector rule R(q)·U⁻¹·local.
+                // Column-vector form of the row-vector rule R(q)·U⁻¹·local (U a proper rotation).
                 *local = *local * *authored_inverse * Mat4::from_quat(q);
             }
         }

@@ -872,7 +872,9 @@ impl Path {
 pub enum Channel {
     /// The node's absolute local orientation (TPW rotation): the animated local matrix is
     /// `local · U⁻¹ · R(q)` in column-vector terms, where `U` is the orthonormal polar factor
-    /// of the authored 3x3 (`authored_inverse` stores `U⁻¹` padded to 4x4). Scale, shear and
+    /// of the authored 3x3 made a proper rotation (`-U` for a mirrored node, so the mirror
+    /// stays; [`crate::scene::math::authored_orientation_inverse`]), and `authored_inverse`
+    /// stores `U⁻¹` padded to 4x4. Scale, shear and
     /// translation stay exactly as authored. An identity `authored_inverse` composes the key
     /// with the authored rotation instead (TPW additive models: `local · R(q)`). Slerp between
     /// keys; outside them the nearest key holds.

@@ -532,6 +532,11 @@ impl<'a> Builder<'a> {
                     other => (Gm::Blend, None, Some(format!("{other:?}"))),
                 },
             };
+            if material.uv_set == 1 && texture.is_some() && !samples_second_set(self.scene, material_index) {
+                self.note(format!(
+                    "material {material_index} samples a second UV set that a mesh drawing with it lacks; its first set is used"
+                ));
+            }
             let transform = (animated_uv.get(material_index).copied().unwrap_or(false) && texture.is_some()).then_some(
                 json::extensions::texture::TextureTransform {
                     offset: json::extensions::texture::TextureTransformOffset([0.0, 0.0]),

@@ -478,10 +478,9 @@ fn build_materials(
         let env_map = coord_set.is_some_and(|c| c < 0);
         material.sphere_map = env_map;
         material.uv_set = u8::from(coord_set == Some(1));
-        if coord_set.is_some_and(|c| c > 1) {
+        if let Some(set) = coord_set.filter(|&c| c > 1) {
             scene.warnings.push(format!(
-                "texture unit {ui}: texture coordinate set {} does not exist (a vertex has 0 and 1); set 0 used",
-                coord_set.unwrap_or(0)
+                "texture unit {ui}: texture coordinate set {set} does not exist (a vertex has 0 and 1); set 0 used"
             ));
         }
         material.raw = vec![

@@ -327,19 +327,20 @@ pub fn decode(data: &[u8], anims: &[Option<&[u8]>]) -> DecodeResult<M2Model> {
         .iter()
         .map(|record| {
             let [p0, p1, p2, weights, bones, n0, n1, n2, u, v, u1, v1]: [[u8; 4]; 12] = bytemuck::cast(*record);
-            let values = [p0, p1, p2, n0, n1, n2, u, v, u1, v1].map(f32::from_le_bytes);
-            let [p0, p1, p2, n0, n1, n2, u, v, u1, v1] = values;
+            let values = [p0, p1, p2, n0, n1, n2, u, v].map(f32::from_le_bytes);
+            let [p0, p1, p2, n0, n1, n2, u, v] = values;
             let mut position = Vec3::new(p0, p1, p2);
             let mut normal = Vec3::new(n0, n1, n2);
             let mut uv = [u, v];
-            let mut uv1 = [u1, v1];
+            // The second set is zeroed where not finite without a warning: most units never
+            // sample it, and some exporters leave it unset.
+            let uv1 = [u1, v1].map(f32::from_le_bytes).map(|v| if v.is_finite() { v } else { 0.0 });
             // One branch on a fold of bit tests, not eight short-circuit `is_finite` compares.
             if any_not_finite(&values) {
                 non_finite += 1;
                 position = if position.is_finite() { position } else { Vec3::ZERO };
                 normal = if normal.is_finite() { normal } else { Vec3::Z };
                 uv = uv.map(|v| if v.is_finite() { v } else { 0.0 });
-                uv1 = uv1.map(|v| if v.is_finite() { v } else { 0.0 });
             }
             Vertex { position, weights, bones, normal, uv, uv1 }
         })

@@ -637,10 +637,10 @@ fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> Dec
             let field = header.last_chunk::<16>().unwrap_or(&[0; 16]);
             let start = name_bytes.len();
             // The whole field is one fixed-size copy, cut back to the name before its NUL.
-            let lengths = name_lengths(field);
+            let (length, kept) = name_lengths(field);
             name_bytes.extend_from_slice(field);
-            name_bytes.truncate(start + lengths.0);
-            let key = clip_key(field, lengths, &masks);
+            name_bytes.truncate(start + length);
+            let key = clip_key(field, (length, kept), &masks);
             match runs.last_mut() {
                 Some(run) if run_key == Some(key) => run.1 = f,
                 _ => runs.push((f, f, key.1)),
@@ -692,6 +692,7 @@ fn field_masks(field: &[u8; 16]) -> (u32, u32) {
     unsafe { field_masks_sse2(field) }
 }
 
+/// [`field_masks`] in SSE2 instructions; a `target_feature` function, so callers vouch for SSE2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "sse2")]
 fn field_masks_sse2(field: &[u8; 16]) -> (u32, u32) {

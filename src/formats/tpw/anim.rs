@@ -195,6 +195,10 @@ pub fn decode_anim(r: &Reader) -> DecodeResult<AnimFile> {
         // A clip with no tracks is valid, with its frame span and hide list (notes §19). The
         // table identity holds for every file with tracks; the game's 89 without fail it, as
         // their table offset points nowhere in particular (notes §8), so it is not checked.
+        if file.rotation_key_sum != 0 {
+            file.warnings
+                .push(format!("rotation key sum in the block is {}, but there are no tracks", file.rotation_key_sum));
+        }
         return Ok(file);
     }
     let table_end = u64::from(file.table_offset) + u64::from(file.track_count) * TRACK_SIZE;
