@@ -43,8 +43,10 @@ pub fn polar_orthonormal(m: &Mat4) -> Mat3 {
 /// The inverse of a node's authored orientation, as a 4x4 with no translation: `U⁻¹` (= `Uᵀ`)
 /// of [`polar_orthonormal`], a proper rotation. A mirrored node's `U` is a reflection; `-U` is
 /// then its rotation and the mirror stays in the stretch, so `local · U⁻¹ · R(q)` keeps the
-/// mirror under every key, and a key holding the authored orientation (the rotation a mirrored
-/// node is exported with beside a negative scale) gives the authored matrix back.
+/// mirror under every key, and a key holding the authored orientation gives the authored matrix
+/// back. `-U` is the rotation Shoemake's `decomp_affine` (the decomposition 3ds Max uses) gives
+/// a mirrored matrix: it takes the sign of the determinant out as `f = -1` and the rotation of
+/// `f·M`. No TPW file with a mirrored, rotation-keyed node has been seen to confirm it.
 pub fn authored_orientation_inverse(local: &Mat4) -> Mat4 {
     let u = polar_orthonormal(local);
     let rotation = if u.determinant() < 0.0 { -u } else { u };
