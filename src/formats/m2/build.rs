@@ -939,6 +939,20 @@ mod tests {
         }
     }
 
+    /// A 100 ms sequence stored in the file (flag 0x20), its own alias.
+    fn sequence_100ms(id: u16) -> Sequence {
+        Sequence {
+            id,
+            variation: 0,
+            duration_ms: 100,
+            move_speed: 0.0,
+            flags: 0x20,
+            frequency: 0,
+            next_variation: -1,
+            alias_next: id,
+        }
+    }
+
     /// One bone whose translation is a two-key track on global sequence 0 (200 ms: x from 0 to
     /// 20 units; bone keys are held in scene axes), in a model with one 100 ms sequence.
     fn model_with_a_global_track() -> M2Model {
@@ -948,16 +962,7 @@ mod tests {
         M2Model {
             version: 264,
             global_periods: vec![200],
-            sequences: vec![Sequence {
-                id: 0,
-                variation: 0,
-                duration_ms: 100,
-                move_speed: 0.0,
-                flags: 0x20,
-                frequency: 0,
-                next_variation: -1,
-                alias_next: 0,
-            }],
+            sequences: vec![sequence_100ms(0)],
             anim_present: vec![None],
             bones: vec![Bone {
                 key_bone_id: -1,
@@ -1156,13 +1161,34 @@ mod tests {
         assert_eq!(clip.warnings.len(), 1);
     }
 
+    /// A skin of one submesh, one triangle over vertices 0 to 2, drawn by `units`.
+    fn one_triangle_skin(units: Vec<crate::formats::m2::skin::TextureUnit>) -> Skin {
+        Skin {
+            lookup: vec![0, 1, 2],
+            indices: vec![0, 1, 2],
+            submeshes: vec![crate::formats::m2::skin::SkinSubmesh {
+                id: 0,
+                level: 0,
+                vertex_start: 0,
+                vertex_count: 3,
+                index_start: 0,
+                index_count: 3,
+                bone_count: 0,
+                center: [0.0; 3],
+                offset: 0,
+            }],
+            units,
+            bone_count_max: 0,
+        }
+    }
+
     /// A texture unit's texture coordinate lookup picks the set it samples: 0 the vertices'
     /// first UVs, 1 their second (vertex 0x28), negative a sphere map; a set past 1 warns and
     /// samples the first.
     #[test]
     fn each_unit_samples_the_uv_set_its_lookup_names() {
         use crate::formats::m2::model::Texture;
-        use crate::formats::m2::skin::{SkinSubmesh, TextureUnit};
+        use crate::formats::m2::skin::TextureUnit;
         let vertex = |i: u8| Vertex {
             position: Vec3::new(f32::from(i), 0.0, 0.0),
             weights: [255, 0, 0, 0],
@@ -1182,23 +1208,7 @@ mod tests {
         };
         let unit =
             |texcoord_combo: u16| TextureUnit { texcoord_combo, color: -1, texture_count: 1, ..TextureUnit::default() };
-        let skin = Skin {
-            lookup: vec![0, 1, 2],
-            indices: vec![0, 1, 2],
-            submeshes: vec![SkinSubmesh {
-                id: 0,
-                level: 0,
-                vertex_start: 0,
-                vertex_count: 3,
-                index_start: 0,
-                index_count: 3,
-                bone_count: 0,
-                center: [0.0; 3],
-                offset: 0,
-            }],
-            units: (0..4).map(unit).collect(),
-            bone_count_max: 0,
-        };
+        let skin = one_triangle_skin((0..4).map(unit).collect());
         let mut scene = build(&model, Some(&skin), &BuildOptions::default(), 1 << 16);
         let mesh = &scene.meshes[0];
         assert_eq!(mesh.uvs, [Vec2::new(0.0, 0.5), Vec2::new(0.1, 0.5), Vec2::new(0.2, 0.5)]);
@@ -1219,7 +1229,7 @@ mod tests {
     #[test]
     fn a_clip_keying_one_alpha_factor_keeps_the_other_at_rest() {
         use crate::formats::m2::model::{ColorAnim, Texture};
-        use crate::formats::m2::skin::{SkinSubmesh, TextureUnit};
+        use crate::formats::m2::skin::TextureUnit;
         use crate::scene::anim::Pose;
         let linear = super::super::tracks::INTERP_LINEAR;
         let key = |time: f32, value: f32| Key { time, value };
@@ -1232,16 +1242,6 @@ mod tests {
             vec![Curve::default(), Curve::linear(vec![key(0.0, 1.0), key(100.0, 0.2)])],
         )
         .unwrap();
-        let sequence = |id: u16| Sequence {
-            id,
-            variation: 0,
-            duration_ms: 100,
-            move_speed: 0.0,
-            flags: 0x20,
-            frequency: 0,
-            next_variation: -1,
-            alias_next: id,
-        };
         let vertex = |x: f32| Vertex {
             position: Vec3::new(x, 0.0, x * x),
             weights: [255, 0, 0, 0],
@@ -1252,7 +1252,7 @@ mod tests {
         };
         let model = M2Model {
             version: 264,
-            sequences: vec![sequence(0), sequence(1)],
+            sequences: vec![sequence_100ms(0), sequence_100ms(1)],
             anim_present: vec![None, None],
             vertices: vec![vertex(0.0), vertex(1.0), vertex(2.0)],
             textures: vec![Texture { kind: 0, flags: 0, name: "a.blp".into() }],
@@ -1263,23 +1263,7 @@ mod tests {
             transparency_lookup: vec![0],
             ..M2Model::default()
         };
-        let skin = Skin {
-            lookup: vec![0, 1, 2],
-            indices: vec![0, 1, 2],
-            submeshes: vec![SkinSubmesh {
-                id: 0,
-                level: 0,
-                vertex_start: 0,
-                vertex_count: 3,
-                index_start: 0,
-                index_count: 3,
-                bone_count: 0,
-                center: [0.0; 3],
-                offset: 0,
-            }],
-            units: vec![TextureUnit { color: 0, texture_count: 1, ..TextureUnit::default() }],
-            bone_count_max: 0,
-        };
+        let skin = one_triangle_skin(vec![TextureUnit { color: 0, texture_count: 1, ..TextureUnit::default() }]);
         let scene = build(&model, Some(&skin), &BuildOptions::default(), 1 << 16);
         assert_eq!(scene.materials[0].base_color.w, 0.5, "rest: 0.5 × 1");
         let alpha = |clip: usize, time: f32| Pose::at(&scene, Some(clip), time).material_colors[0].w;
