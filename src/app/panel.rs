@@ -547,6 +547,11 @@ fn materials_ui(ui: &mut Ui, doc: &Document, report: Option<&SceneReport>, colou
                 if material.unlit {
                     ui.weak("· unlit");
                 }
+                if material.sphere_map {
+                    ui.weak("· sphere-mapped");
+                } else if material.uv_set == 1 {
+                    ui.weak("· UV set 1");
+                }
             });
         });
     }
