@@ -82,7 +82,7 @@ fn to_obj_with(scene: &Scene, pose: &Pose, mtl_name: &str, copies: &[Option<Text
             push_line(&mut obj, "vt", &[uv.x, 1.0 - uv.y]);
         }
         let samples_second_set = |material: Option<usize>| {
-            !mesh.uvs1.is_empty() && material.and_then(|m| scene.materials.get(m)).is_some_and(|m| m.uv_set == 1)
+            material.and_then(|m| scene.materials.get(m)).is_some_and(|m| mesh.samples_second_uv_set(m))
         };
         let second_set_used = mesh.submeshes.iter().any(|sub| samples_second_set(sub.material));
         if second_set_used {

@@ -250,6 +250,13 @@ impl Mesh {
     pub fn vertex_count(&self) -> usize {
         self.vertex_source.len()
     }
+
+    /// Whether `material` draws this mesh with its second UV set: it asks for set 1 and the
+    /// mesh has one (a validated second set is whole). Otherwise the first set is drawn, as the
+    /// renderer does.
+    pub fn samples_second_uv_set(&self, material: &Material) -> bool {
+        material.uv_set == 1 && !self.uvs1.is_empty()
+    }
 }
 
 /// Expands source positions to render vertices; out-of-range sources become the origin

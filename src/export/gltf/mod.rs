@@ -532,7 +532,8 @@ impl<'a> Builder<'a> {
                     other => (Gm::Blend, None, Some(format!("{other:?}"))),
                 },
             };
-            if material.uv_set == 1 && texture.is_some() && !samples_second_set(self.scene, material_index) {
+            let second_set = samples_second_set(self.scene, material_index);
+            if material.uv_set == 1 && texture.is_some() && !second_set {
                 self.note(format!(
                     "material {material_index} samples a second UV set that a mesh drawing with it lacks; its first set is used"
                 ));
@@ -543,7 +544,7 @@ impl<'a> Builder<'a> {
                     rotation: json::extensions::texture::TextureTransformRotation(0.0),
                     scale: json::extensions::texture::TextureTransformScale([1.0, 1.0]),
                     // gltf-json writes `None` as null, which the validator rejects.
-                    tex_coord: Some(u32::from(samples_second_set(self.scene, material_index))),
+                    tex_coord: Some(u32::from(second_set)),
                     extras: None,
                 },
             );
@@ -554,7 +555,7 @@ impl<'a> Builder<'a> {
             self.textured.push(texture.is_some());
             let base_color_texture = texture.map(|t| json::texture::Info {
                 index: index(t),
-                tex_coord: u32::from(samples_second_set(self.scene, material_index)),
+                tex_coord: u32::from(second_set),
                 extensions: transform.map(|tt| json::extensions::texture::Info { texture_transform: Some(tt) }),
                 extras: None,
             });
@@ -965,6 +966,8 @@ impl Builder<'_> {
             self.note(format!("{} meshes of coarser levels of detail not exported (LOD 0 only)", hidden_lod.len()));
         }
         let rest_world = scene.rest_world_matrices();
+        // Per material, once: each answer looks at every mesh.
+        let second_sets: Vec<bool> = (0..scene.materials.len()).map(|m| samples_second_set(scene, m)).collect();
         let mut skins: HashMap<usize, u32> = HashMap::new();
         for (m, mesh) in scene.meshes.iter().enumerate() {
             let count = mesh.vertex_count();
@@ -986,7 +989,7 @@ impl Builder<'_> {
                 attributes.insert(Valid(json::mesh::Semantic::TexCoords(0)), index(a));
             }
             let samples_second =
-                |sub: &crate::scene::Submesh| sub.material.is_some_and(|m| samples_second_set(scene, m));
+                |sub: &crate::scene::Submesh| sub.material.and_then(|m| second_sets.get(m)).copied().unwrap_or(false);
             if mesh.uvs1.len() == count && mesh.submeshes.iter().any(samples_second) {
                 let flat: Vec<f32> = mesh.uvs1.iter().flat_map(|uv| [uv.x, uv.y]).collect();
                 let a = self.floats(&flat, 2, false, Some(Target::ArrayBuffer));
@@ -1986,13 +1989,14 @@ fn grid_between(clip: &Clip, low: f32, high: f32) -> Vec<f32> {
 }
 
 /// Whether material `index` samples its meshes' second texture coordinate set
-/// ([`crate::scene::Material::uv_set`]) in the export: only where every mesh drawing with it
-/// has one, since a glTF primitive must carry the set its material names.
+/// ([`crate::scene::Mesh::samples_second_uv_set`]) in the export: only where every mesh drawing
+/// with it has one, since a glTF primitive must carry the set its material names.
 fn samples_second_set(scene: &Scene, index: usize) -> bool {
-    scene.materials.get(index).is_some_and(|m| m.uv_set == 1)
+    let Some(material) = scene.materials.get(index) else { return false };
+    material.uv_set == 1
         && scene.meshes.iter().all(|mesh| {
             let draws_with_it = mesh.submeshes.iter().any(|sub| sub.material == Some(index));
-            !draws_with_it || mesh.uvs1.len() == mesh.vertex_count()
+            !draws_with_it || mesh.samples_second_uv_set(material)
         })
 }
 

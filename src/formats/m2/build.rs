@@ -8,9 +8,9 @@ use glam::{Mat4, Vec2, Vec3, Vec4};
 
 use super::axes;
 use super::layout::*;
-use super::model::{M2Model, MarkerKind, Vertex};
+use super::model::{ColorAnim, M2Model, MarkerKind, Vertex};
 use super::names;
-use super::skin::Skin;
+use super::skin::{Skin, TextureUnit};
 use super::tracks::Track;
 use crate::scene::{
     Aabb, AlphaMode, BlendMode, Channel, Clip, Curve, DetailRow, DetailSection, FormatKind, Influence, Joint,
@@ -120,6 +120,24 @@ pub fn texture_wrap(flags: u32) -> [TextureWrap; 2] {
     [axis(TEXTURE_FLAG_WRAP_X), axis(TEXTURE_FLAG_WRAP_Y)]
 }
 
+/// A texture unit's colour animation, transparency track and texture coordinate set (0 or 1,
+/// negative for a sphere map), each through its index or lookup table; `None` where that
+/// points nowhere.
+fn unit_color<'a>(model: &'a M2Model, unit: &TextureUnit) -> Option<&'a ColorAnim> {
+    usize::try_from(unit.color).ok().and_then(|c| model.colors.get(c))
+}
+
+fn unit_transparency<'a>(model: &'a M2Model, unit: &TextureUnit) -> Option<&'a Track<f32>> {
+    model
+        .transparency_lookup
+        .get(usize::from(unit.weight_combo))
+        .and_then(|&t| model.transparencies.get(usize::from(t)))
+}
+
+fn unit_coord_set(model: &M2Model, unit: &TextureUnit) -> Option<i16> {
+    model.texcoord_lookup.get(usize::from(unit.texcoord_combo)).copied()
+}
+
 fn static_or<T: Copy>(track: &Track<T>, default: T) -> T {
     track.first_value().unwrap_or(default)
 }
@@ -206,8 +224,7 @@ fn build_meshes(model: &M2Model, skin: &Skin, scene: &mut Scene) -> Vec<Option<u
     let mut out = Vec::with_capacity(skin.submeshes.len());
     let mut bad_vertices = 0usize;
     // The second UV set is kept only where a unit samples it (most models have none).
-    let second_set_sampled =
-        skin.units.iter().any(|u| model.texcoord_lookup.get(usize::from(u.texcoord_combo)) == Some(&1));
+    let second_set_sampled = skin.units.iter().any(|u| unit_coord_set(model, u) == Some(1));
     for (si, sub) in skin.submeshes.iter().enumerate() {
         let start = sub.index_start as usize;
         let mut count = usize::from(sub.index_count);
@@ -461,20 +478,17 @@ fn build_materials(
         }
         material.draw_order = i32::from(unit.priority) * 65536 + i32::from(unit.layer);
         // Rest colour: the static values of the unit's colour and transparency tracks.
-        let color = usize::try_from(unit.color).ok().and_then(|c| model.colors.get(c));
+        let color = unit_color(model, unit);
         if unit.color >= 0 && color.is_none() {
             scene.warnings.push(format!("texture unit {ui}: colour {} out of range; white", unit.color));
         }
-        let transparency = model
-            .transparency_lookup
-            .get(usize::from(unit.weight_combo))
-            .and_then(|&t| model.transparencies.get(usize::from(t)));
+        let transparency = unit_transparency(model, unit);
         let rgb = color.map(|c| static_or(&c.rgb, Vec3::ONE)).unwrap_or(Vec3::ONE);
         let alpha = color.map(|c| static_or(&c.alpha, 1.0)).unwrap_or(1.0)
             * transparency.map(|t| static_or(t, 1.0)).unwrap_or(1.0);
         material.base_color = Vec4::new(rgb.x, rgb.y, rgb.z, alpha.clamp(0.0, 1.0));
         // The lookup names the coordinate set: 0 or 1, or negative for a sphere map.
-        let coord_set = model.texcoord_lookup.get(usize::from(unit.texcoord_combo)).copied();
+        let coord_set = unit_coord_set(model, unit);
         let env_map = coord_set.is_some_and(|c| c < 0);
         material.sphere_map = env_map;
         material.uv_set = u8::from(coord_set == Some(1));
@@ -697,11 +711,8 @@ fn material_channels(
     };
     for (unit, material) in skin.units.iter().zip(unit_materials) {
         let Some(material) = *material else { continue };
-        let color = usize::try_from(unit.color).ok().and_then(|c| model.colors.get(c));
-        let transparency = model
-            .transparency_lookup
-            .get(usize::from(unit.weight_combo))
-            .and_then(|&t| model.transparencies.get(usize::from(t)));
+        let color = unit_color(model, unit);
+        let transparency = unit_transparency(model, unit);
         // The clip's alpha channels replace the rest alpha (colour alpha × transparency) with
         // their product. Where this clip keys only one of the two, the other holds its rest
         // value (a track without keys in the playing sequence stays at rest) as a one-key
@@ -824,7 +835,7 @@ fn model_details(model: &M2Model, skin: Option<&Skin>, options: &BuildOptions, s
             .map(|(i, u)| {
                 let (flags, blend) = model.render_flags.get(usize::from(u.render_flags)).copied().unwrap_or((0, 0));
                 let texture = model.texture_lookup.get(usize::from(u.texture_combo)).copied();
-                let coord_set = model.texcoord_lookup.get(usize::from(u.texcoord_combo)).copied();
+                let coord_set = unit_coord_set(model, u);
                 let env = coord_set.is_some_and(|c| c < 0);
                 row()
                     .with("unit", i)
@@ -1128,8 +1139,6 @@ mod tests {
 
     #[test]
     fn material_tracks_copied_into_every_clip_count_against_the_key_budget() {
-        use crate::formats::m2::model::ColorAnim;
-        use crate::formats::m2::skin::TextureUnit;
         let mut model = model_with_a_global_track();
         let global_rgb = Track::from_curves(
             super::super::tracks::INTERP_LINEAR,
@@ -1188,7 +1197,6 @@ mod tests {
     #[test]
     fn each_unit_samples_the_uv_set_its_lookup_names() {
         use crate::formats::m2::model::Texture;
-        use crate::formats::m2::skin::TextureUnit;
         let vertex = |i: u8| Vertex {
             position: Vec3::new(f32::from(i), 0.0, 0.0),
             weights: [255, 0, 0, 0],
@@ -1228,8 +1236,7 @@ mod tests {
     /// alone from 1 to 0.2; in sequence 1 the unit's alpha runs 0.5 × (1 → 0.2).
     #[test]
     fn a_clip_keying_one_alpha_factor_keeps_the_other_at_rest() {
-        use crate::formats::m2::model::{ColorAnim, Texture};
-        use crate::formats::m2::skin::TextureUnit;
+        use crate::formats::m2::model::Texture;
         use crate::scene::anim::Pose;
         let linear = super::super::tracks::INTERP_LINEAR;
         let key = |time: f32, value: f32| Key { time, value };
