@@ -40,17 +40,22 @@ pub fn polar_orthonormal(m: &Mat4) -> Mat3 {
     if u.is_finite() { u } else { Mat3::IDENTITY }
 }
 
-/// The inverse of a node's authored orientation, as a 4x4 with no translation: `U⁻¹` (= `Uᵀ`)
-/// of [`polar_orthonormal`], a proper rotation. A mirrored node's `U` is a reflection; `-U` is
-/// then its rotation and the mirror stays in the stretch, so `local · U⁻¹ · R(q)` keeps the
+/// A node's authored orientation: the proper rotation that its rotation keys replace. It is the
+/// polar factor `U` of [`polar_orthonormal`]; a mirrored node's `U` is a reflection, and `-U`
+/// is then its rotation, the mirror staying in the stretch. So `local · U⁻¹ · R(q)` keeps the
 /// mirror under every key, and a key holding the authored orientation gives the authored matrix
 /// back. `-U` is the rotation Shoemake's `decomp_affine` (the decomposition 3ds Max uses) gives
 /// a mirrored matrix: it takes the sign of the determinant out as `f = -1` and the rotation of
-/// `f·M`. No TPW file with a mirrored, rotation-keyed node has been seen to confirm it.
-pub fn authored_orientation_inverse(local: &Mat4) -> Mat4 {
+/// `f·M`. No TPW file with a mirrored, rotation-keyed node has been seen to confirm it. The
+/// glTF export splits nodes around the same rotation, so its keyed poses are the viewer's.
+pub fn authored_orientation(local: &Mat4) -> Mat3 {
     let u = polar_orthonormal(local);
-    let rotation = if u.determinant() < 0.0 { -u } else { u };
-    Mat4::from_mat3(rotation.transpose())
+    if u.determinant() < 0.0 { -u } else { u }
+}
+
+/// The inverse of [`authored_orientation`] (its transpose), as a 4x4 with no translation.
+pub fn authored_orientation_inverse(local: &Mat4) -> Mat4 {
+    Mat4::from_mat3(authored_orientation(local).transpose())
 }
 
 #[cfg(test)]

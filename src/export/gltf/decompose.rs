@@ -40,8 +40,8 @@ pub enum NodeTransform {
 /// Splits `local`. `rotated` says whether a rotation channel animates the node: then the
 /// viewer's rule `local · U⁻¹ · R(q)` must hold with `R(q)` replacing one node's rotation.
 ///
-/// The viewer keeps `local = [P'·U | t]` with `U` the polar factor (see
-/// [`math::polar_orthonormal`]) and the stretch `P' = local·Uᵀ = V·Σ·Vᵀ` on the parent side,
+/// The viewer keeps `local = [P'·U | t]` with `U` the authored orientation (see
+/// [`math::authored_orientation`]) and the stretch `P' = local·Uᵀ = V·Σ·Vᵀ` on the parent side,
 /// so the chain is written in that order: translation and `V·Σ`, then `Vᵀ`, then `U`. (The
 /// issue's sketch put `U` first; that matches the viewer only when `U` and `P` commute.)
 pub fn split(local: &Mat4, rotated: bool) -> NodeTransform {
@@ -53,16 +53,11 @@ pub fn split(local: &Mat4, rotated: bool) -> NodeTransform {
             return NodeTransform::Single(Trs { translation, rotation: rotation.normalize(), scale });
         }
     }
-    let mut u = math::polar_orthonormal(local);
+    // The rotation the viewer's rule replaces, so keyed poses agree. For a mirrored node it is
+    // -U, which leaves the stretch negative definite: the mirror becomes a negative scale.
+    let u = math::authored_orientation(local);
     let stretch = linear * u.transpose();
-    let (mut v, mut sigma) = symmetric_eigen(stretch);
-    if u.determinant() < 0.0 {
-        // A mirror goes into a negative scale; -U is then a proper rotation, the one the
-        // viewer's rule replaces ([`math::authored_orientation_inverse`]), so keyed poses keep
-        // the mirror in both.
-        u = -u;
-        sigma = -sigma;
-    }
+    let (mut v, sigma) = symmetric_eigen(stretch);
     if v.determinant() < 0.0 {
         // V·Σ·Vᵀ is unchanged by flipping one eigenvector.
         v.z_axis = -v.z_axis;
