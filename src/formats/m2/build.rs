@@ -120,13 +120,14 @@ pub fn texture_wrap(flags: u32) -> [TextureWrap; 2] {
     [axis(TEXTURE_FLAG_WRAP_X), axis(TEXTURE_FLAG_WRAP_Y)]
 }
 
-/// A texture unit's colour animation, transparency track and texture coordinate set (0 or 1,
-/// negative for a sphere map), each through its index or lookup table; `None` where that
-/// points nowhere.
+/// A texture unit's colour animation, by its index; `None` for -1 or an index that points
+/// nowhere.
 fn unit_color<'a>(model: &'a M2Model, unit: &TextureUnit) -> Option<&'a ColorAnim> {
     usize::try_from(unit.color).ok().and_then(|c| model.colors.get(c))
 }
 
+/// A texture unit's transparency track, through the transparency lookup; `None` where either
+/// points nowhere.
 fn unit_transparency<'a>(model: &'a M2Model, unit: &TextureUnit) -> Option<&'a Track<f32>> {
     model
         .transparency_lookup
@@ -134,6 +135,8 @@ fn unit_transparency<'a>(model: &'a M2Model, unit: &TextureUnit) -> Option<&'a T
         .and_then(|&t| model.transparencies.get(usize::from(t)))
 }
 
+/// A texture unit's texture coordinate set through the lookup: 0 or 1, negative for a sphere
+/// map; `None` where the lookup points nowhere.
 fn unit_coord_set(model: &M2Model, unit: &TextureUnit) -> Option<i16> {
     model.texcoord_lookup.get(usize::from(unit.texcoord_combo)).copied()
 }
