@@ -202,3 +202,23 @@ impl Channel {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ease_ramps_keep_the_last_frame_and_their_dips() {
+        let ramp = EaseRamp([32, 66, 105, 141, 176, 208, 233, 249]);
+        assert_eq!(ramp.apply(0.0), 0.0);
+        // Just under 9 steps keeps t = 1 in the last segment (c7 -> 1), ending at 1 (within its
+        // f32 remainder), not falling back to c7 = 249/255.
+        assert!((ramp.apply(1.0) - 1.0).abs() < 1e-5, "{}", ramp.apply(1.0));
+        // t = 0.5: x = 4.4999976, s = 4, segment (141, 176).
+        let expected = (141.0 + 35.0 * (0.5f32 * EaseRamp::STEPS - 4.0)) / 255.0;
+        assert!((ramp.apply(0.5) - expected).abs() < 1e-6);
+        // A dipping curve is played as stored: t = 2/9 + a little lands in (200, 120), going down.
+        let dip = EaseRamp([200, 120, 60, 20, 40, 90, 180, 240]);
+        assert!(dip.apply(0.25) < dip.apply(0.12));
+    }
+}
