@@ -5,7 +5,7 @@
 //! that are unmapped when freed. A decode allocates and frees a few hundred blocks, so opening
 //! one model after another faulted the same pages in again each time: `cargo bench --bench m2`
 //! took 60 µs for `tank.m2`, 47 µs with the heap kept. The cost is memory held for reuse: up
-//! to [`KEEP_FREED_BYTES`] free at the top of each of glibc's arenas (one per thread that
+//! to `KEEP_FREED_BYTES` (64 MiB) free at the top of each of glibc's arenas (one per thread that
 //! allocates, at most a few), as glibc's own rising bounds could also reach.
 
 /// The top of the heap goes back to the kernel only once more than this lies free there.

@@ -12,7 +12,7 @@ use crate::scene::Scene;
 use crate::scene::anim::Pose;
 
 /// The OBJ and MTL texts for `scene` in `pose`. `mtl_name` is the file name the OBJ refers to.
-/// The `.mtl` names each texture where the resolver found it (see [`write`] for PNG copies).
+/// The `.mtl` names each texture where the resolver found it (see [`write()`] for PNG copies).
 pub fn to_obj(scene: &Scene, pose: &Pose, mtl_name: &str) -> (String, String) {
     to_obj_with(scene, pose, mtl_name, &[])
 }
@@ -151,7 +151,7 @@ fn material_name(scene: &Scene, index: usize) -> String {
     format!("m{index}_{}", safe_chars(label))
 }
 
-/// Whether [`write`] copies the textures beside the `.mtl`.
+/// Whether [`write()`] copies the textures beside the `.mtl`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Textures {
     /// Each texture the materials draw with becomes `<obj name>_<texture name>.png` beside the

@@ -4,7 +4,7 @@
 //!
 //! - **Folders.** A [`Folder`] is listed once per [`Assets`] cache, case-insensitively (a
 //!   model written on Windows names `Skin.PCX` as `skin.pcx`). A directory on disk that has
-//!   not changed keeps its listing between opens ([`kept_listing`]): stepping through a
+//!   not changed keeps its listing between opens (`kept_listing`): stepping through a
 //!   folder of models lists it once, not once per model. Reading a member goes through
 //!   the folder's [`FolderSource`] too.
 //! - **The seam for archives.** [`FolderSource`] is where a folder's listing and bytes come

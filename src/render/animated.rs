@@ -57,7 +57,7 @@ impl FrameDelay {
         Self { ms: ms.clamp(1, u32::from(u16::MAX)) }
     }
 
-    /// The delay in GIF's hundredths of a second (rounded, at least [`GIF_MIN_DELAY_CS`]).
+    /// The delay in GIF's hundredths of a second (rounded, at least `GIF_MIN_DELAY_CS`, 2).
     pub fn gif_centiseconds(self) -> u32 {
         ((self.ms + 5) / 10).max(GIF_MIN_DELAY_CS)
     }

@@ -2,7 +2,7 @@
 //! bone matrices, tags, and vertices skinned on the CPU from per-bone offsets.
 //!
 //! - [`layout`]: every offset and record size the spec and the engine notes state.
-//! - [`decode`]: the file into its records, validated (see its doc for what is checked).
+//! - [`decode`](mod@decode): the file into its records, validated (see its doc for what is checked).
 //! - [`mapping`]: the records onto the scene (axes, skins, LODs, tags, clips).
 //! - [`writer`]: an encoder for fixtures and the demo model (no `.mdr` files are public).
 
