@@ -28,6 +28,14 @@
 //!   Every LOD's surfaces are meshes, grouped per level in [`Scene::lods`].
 //! - **WoW `.m2`**: skinned meshes per submesh, bones with pivots and TRS key tracks in
 //!   [`Channel::BoneTracks`] (time in milliseconds), UV transforms and colour/alpha channels.
+//!
+//! # Where each part lives
+//! Every type is used as `scene::X`; the files behind them: `model` (the [`Scene`], its
+//! [`FormatKind`] and [`LodLevel`]s), `node`, `mesh` (with smooth normals), `bounds`, `material`,
+//! `texture` (images, their sources, see-through classification), `skeleton`, `curve` and
+//! `shared_slice` (keys), `path`, `packed_frames`, `channel`, `clip` (with [`resolve_clip`]) and
+//! `details` (raw fields, detail tables, open choices). [`anim`] poses a scene at a time,
+//! [`validate`] checks it once where it is made, and [`math`] holds the matrix helpers.
 
 pub mod anim;
 pub mod math;
