@@ -12,6 +12,7 @@ use super::model::{ColorAnim, M2Model, MarkerKind, Vertex};
 use super::names;
 use super::skin::{Skin, TextureUnit};
 use super::tracks::Track;
+use crate::scene::anim::{CurveValue, sample_curve};
 use crate::scene::{
     Aabb, AlphaMode, BlendMode, Channel, Clip, Curve, DetailRow, DetailSection, FormatKind, Influence, Joint,
     JointTracks, Key, Material, Mesh, Node, NodeKind, RawField, Scene, SceneKind, Skeleton, SkinWeights, Submesh,
@@ -141,8 +142,31 @@ fn unit_coord_set(model: &M2Model, unit: &TextureUnit) -> Option<i16> {
     model.texcoord_lookup.get(usize::from(unit.texcoord_combo)).copied()
 }
 
-fn static_or<T: Copy>(track: &Track<T>, default: T) -> T {
-    track.first_value().unwrap_or(default)
+/// Where a unit's colour and transparency come from when the playing sequence has no keys:
+/// sequence 0, as WoW Model Viewer reads them (`ModelRenderPass::init` asks
+/// `color.uses(0)` and `getValue(0, animtime)`, likewise `transparency[..].trans`), and a
+/// neutral value (white, opaque) where sequence 0 has none either. A colour's own alpha has no
+/// such fallback: WMV reads it from the playing sequence alone (`opacity.uses(anim)`) and
+/// otherwise keeps 1.
+fn fallback_sequence(model: &M2Model) -> SequenceKeys {
+    SequenceKeys { index: 0, missing: model.anim_present.first().copied().flatten() == Some(false) }
+}
+
+/// A track's value at time 0 of `sequence` (of its loop, for a global track), or `neutral`
+/// where it has no keys there.
+fn value_at_start<T: CurveValue>(track: &Track<T>, sequence: SequenceKeys, neutral: T) -> T {
+    clip_keys(track, sequence).and_then(|(curve, _)| sample_curve(&curve, 0.0)).unwrap_or(neutral)
+}
+
+/// A unit's rest colour: WMV's answer for sequence 0 at its start (rgb and colour alpha from
+/// the colour, times the transparency weight), white and opaque where nothing is keyed there.
+fn rest_color(model: &M2Model, unit: &TextureUnit) -> Vec4 {
+    let first = fallback_sequence(model);
+    let color = unit_color(model, unit);
+    let rgb = color.map_or(Vec3::ONE, |c| value_at_start(&c.rgb, first, Vec3::ONE));
+    let alpha = color.map_or(1.0, |c| value_at_start(&c.alpha, first, 1.0))
+        * unit_transparency(model, unit).map_or(1.0, |t| value_at_start(t, first, 1.0));
+    rgb.extend(alpha.clamp(0.0, 1.0))
 }
 
 /// Builds the scene. `skin` is the chosen profile (`None`: no geometry, only the skeleton,
@@ -480,16 +504,10 @@ fn build_materials(
             material.wrap = texture_wrap(t.flags);
         }
         material.draw_order = i32::from(unit.priority) * 65536 + i32::from(unit.layer);
-        // Rest colour: the static values of the unit's colour and transparency tracks.
-        let color = unit_color(model, unit);
-        if unit.color >= 0 && color.is_none() {
+        if unit.color >= 0 && unit_color(model, unit).is_none() {
             scene.warnings.push(format!("texture unit {ui}: colour {} out of range; white", unit.color));
         }
-        let transparency = unit_transparency(model, unit);
-        let rgb = color.map(|c| static_or(&c.rgb, Vec3::ONE)).unwrap_or(Vec3::ONE);
-        let alpha = color.map(|c| static_or(&c.alpha, 1.0)).unwrap_or(1.0)
-            * transparency.map(|t| static_or(t, 1.0)).unwrap_or(1.0);
-        material.base_color = Vec4::new(rgb.x, rgb.y, rgb.z, alpha.clamp(0.0, 1.0));
+        material.base_color = rest_color(model, unit);
         // The lookup names the coordinate set: 0 or 1, or negative for a sphere map.
         let coord_set = unit_coord_set(model, unit);
         let env_map = coord_set.is_some_and(|c| c < 0);
@@ -573,7 +591,8 @@ fn build_clips(
         }
         bone_channels(&model.bones, sequence, &mut budget, &joint_names, &mut clip);
         if let Some(skin) = skin {
-            material_channels(model, skin, unit_materials, sequence, &mut budget, &mut clip);
+            let keys = MaterialKeys { playing: sequence, fallback: Some(fallback_sequence(model)) };
+            material_channels(model, skin, unit_materials, keys, &mut budget, &mut clip);
         }
         scene.clips.push(clip);
     }
@@ -592,7 +611,8 @@ fn build_clips(
     let only_global = SequenceKeys { index: 0, missing: true };
     bone_channels(&model.bones, only_global, &mut budget, &joint_names, &mut globals);
     if let Some(skin) = skin {
-        material_channels(model, skin, unit_materials, only_global, &mut budget, &mut globals);
+        let keys = MaterialKeys { playing: only_global, fallback: None };
+        material_channels(model, skin, unit_materials, keys, &mut budget, &mut globals);
     }
     let moves = |c: &Channel| !matches!(c, Channel::BoneTracks { joints, .. } if joints.is_empty());
     if globals.channels.iter().any(moves) {
@@ -692,14 +712,31 @@ fn bone_channels(
     }
 }
 
+/// Which keys a clip's material channels take: the playing sequence's, and for a sequence
+/// clip (not the rest pose's global tracks) [`fallback_sequence`]'s colour and transparency
+/// where the playing one has none.
+#[derive(Clone, Copy)]
+struct MaterialKeys {
+    playing: SequenceKeys,
+    fallback: Option<SequenceKeys>,
+}
+
+impl MaterialKeys {
+    /// The playing sequence's keys of `track`, else the fallback sequence's.
+    fn take<T: Copy>(self, track: &Track<T>) -> Option<(Curve<T>, TrackTime)> {
+        clip_keys(track, self.playing).or_else(|| self.fallback.and_then(|f| clip_keys(track, f)))
+    }
+}
+
 fn material_channels(
     model: &M2Model,
     skin: &Skin,
     unit_materials: &[Option<usize>],
-    s: SequenceKeys,
+    keys: MaterialKeys,
     budget: &mut u64,
     clip: &mut Clip,
 ) {
+    let s = keys.playing;
     // Material tracks play in every clip that uses them (several units may share one), so
     // each channel counts against the key budget as a bone's entry does.
     // `false` once the budget is spent: the channel is dropped and the clip warned.
@@ -716,38 +753,42 @@ fn material_channels(
         let Some(material) = *material else { continue };
         let color = unit_color(model, unit);
         let transparency = unit_transparency(model, unit);
-        // The clip's alpha channels replace the rest alpha (colour alpha × transparency) with
-        // their product. Where this clip keys only one of the two, the other holds its rest
-        // value (a track without keys in the playing sequence stays at rest) as a one-key
-        // channel; without it that factor was lost for the clip.
-        let keyed = |track: Option<&Track<f32>>| track.is_some_and(|t| clip_key_count(t, s).is_some());
-        let held = match (keyed(color.map(|c| &c.alpha)), keyed(transparency)) {
-            (true, false) => transparency.map(|t| static_or(t, 1.0)),
-            (false, true) => color.map(|c| static_or(&c.alpha, 1.0)),
-            _ => None,
+        let rgb = color.and_then(|c| keys.take(&c.rgb));
+        let color_alpha = color.and_then(|c| clip_keys(&c.alpha, s));
+        let weight = transparency.and_then(|t| keys.take(t));
+        // The clip's alpha channels replace the rest alpha (colour alpha × transparency at the
+        // start of sequence 0) with their product; a factor without a channel counts as 1.
+        let rest = rest_color(model, unit);
+        let held = match keys.fallback {
+            // A sequence clip keying neither factor shows WMV's answer, opaque, where the rest
+            // is not.
+            Some(_) => (color_alpha.is_none() && weight.is_none()).then_some(1.0).filter(|_| rest.w != 1.0),
+            // The rest pose's global tracks: a factor they do not key holds its rest value.
+            None => {
+                let first = fallback_sequence(model);
+                match (color_alpha.is_some(), weight.is_some()) {
+                    (true, false) => transparency.map(|t| value_at_start(t, first, 1.0)),
+                    (false, true) => color.map(|c| value_at_start(&c.alpha, first, 1.0)),
+                    _ => None,
+                }
+                .filter(|&v| v != 1.0)
+            }
         };
-        if let Some(value) = held.filter(|&v| v != 1.0) {
+        if let Some(value) = held {
             let keys = Curve::linear(vec![Key { time: 0.0, value }]);
             if !add(1, Channel::MaterialAlpha { material, keys, time: TrackTime::Clip }) {
                 return;
             }
         }
-        if let Some(color) = color {
-            if let Some((keys, time)) = clip_keys(&color.rgb, s)
-                && !add(keys.len(), Channel::MaterialColor { material, keys, time })
-            {
-                return;
-            }
-            if let Some((keys, time)) = clip_keys(&color.alpha, s)
-                && !add(keys.len(), Channel::MaterialAlpha { material, keys, time })
-            {
+        if let Some((keys, time)) = rgb {
+            if !add(keys.len(), Channel::MaterialColor { material, keys, time }) {
                 return;
             }
         }
-        if let Some((keys, time)) = transparency.and_then(|t| clip_keys(t, s))
-            && !add(keys.len(), Channel::MaterialAlpha { material, keys, time })
-        {
-            return;
+        for (keys, time) in color_alpha.into_iter().chain(weight) {
+            if !add(keys.len(), Channel::MaterialAlpha { material, keys, time }) {
+                return;
+            }
         }
         // Flag 0x10 marks a static unit: no texture animation.
         let anim = model
@@ -1167,7 +1208,8 @@ mod tests {
             warnings: Vec::new(),
         };
         let sequence = SequenceKeys { index: 0, missing: false };
-        material_channels(&model, &skin, &materials, sequence, &mut budget, &mut clip);
+        let keys = MaterialKeys { playing: sequence, fallback: Some(sequence) };
+        material_channels(&model, &skin, &materials, keys, &mut budget, &mut clip);
         assert_eq!(clip.channels.len(), 10);
         assert_eq!(budget, 3);
         assert_eq!(clip.warnings.len(), 1);
@@ -1234,24 +1276,10 @@ mod tests {
         assert_eq!(scene.validate(), Ok(()));
     }
 
-    /// A clip that keys only one of a unit's two alpha factors keeps the other at its rest
-    /// value: colour alpha 0.5 keyed in sequence 0 alone, transparency keyed in sequence 1
-    /// alone from 1 to 0.2; in sequence 1 the unit's alpha runs 0.5 × (1 → 0.2).
-    #[test]
-    fn a_clip_keying_one_alpha_factor_keeps_the_other_at_rest() {
+    /// A model of one triangle drawn by one unit with colour 0 and transparency 0, and three
+    /// 100 ms sequences.
+    fn model_with_a_coloured_unit(color: ColorAnim, transparency: Track<f32>) -> (M2Model, Skin) {
         use crate::formats::m2::model::Texture;
-        use crate::scene::anim::Pose;
-        let linear = super::super::tracks::INTERP_LINEAR;
-        let key = |time: f32, value: f32| Key { time, value };
-        let colour_alpha =
-            Track::from_curves(linear, None, 0, vec![Curve::linear(vec![key(0.0, 0.5)]), Curve::default()]).unwrap();
-        let transparency = Track::from_curves(
-            linear,
-            None,
-            0,
-            vec![Curve::default(), Curve::linear(vec![key(0.0, 1.0), key(100.0, 0.2)])],
-        )
-        .unwrap();
         let vertex = |x: f32| Vertex {
             position: Vec3::new(x, 0.0, x * x),
             weights: [255, 0, 0, 0],
@@ -1262,28 +1290,101 @@ mod tests {
         };
         let model = M2Model {
             version: 264,
-            sequences: vec![sequence_100ms(0), sequence_100ms(1)],
-            anim_present: vec![None, None],
+            sequences: vec![sequence_100ms(0), sequence_100ms(1), sequence_100ms(4)],
+            anim_present: vec![None; 3],
             vertices: vec![vertex(0.0), vertex(1.0), vertex(2.0)],
             textures: vec![Texture { kind: 0, flags: 0, name: "a.blp".into() }],
             texture_lookup: vec![0],
             render_flags: vec![(0, 2)],
-            colors: vec![ColorAnim { rgb: Track::default(), alpha: colour_alpha }],
+            colors: vec![color],
             transparencies: vec![transparency],
             transparency_lookup: vec![0],
             ..M2Model::default()
         };
         let skin = one_triangle_skin(vec![TextureUnit { color: 0, texture_count: 1, ..TextureUnit::default() }]);
+        (model, skin)
+    }
+
+    /// One linear track with a curve per sequence (`None`: no keys in that sequence).
+    fn per_sequence<T: Copy>(curves: [Option<Vec<(f32, T)>>; 3]) -> Track<T> {
+        let curves = curves
+            .into_iter()
+            .map(|keys| {
+                Curve::linear(keys.unwrap_or_default().into_iter().map(|(time, value)| Key { time, value }).collect())
+            })
+            .collect();
+        Track::from_curves(super::super::tracks::INTERP_LINEAR, None, 0, curves).unwrap()
+    }
+
+    /// The colour a pose gives the unit: clip `clip` (`None`: the rest pose) at `time` ms.
+    fn unit_color_at(scene: &Scene, clip: Option<usize>, time: f32) -> Vec4 {
+        Pose::at(scene, clip, time).material_colors[0]
+    }
+
+    /// Clip A (sequence 0) keys the colour, red to blue, and its alpha at 0.5; clip B
+    /// (sequence 1) keys nothing; clip C (sequence 2) keys green. WoW Model Viewer shows clip B
+    /// sequence 0's colour at B's own time (it reads `color.getValue(0, animtime)`), and alpha
+    /// 1 (a colour's alpha comes from the playing sequence only); the old rule held B at the
+    /// first key of any sequence (red, 0.5). The rest pose is sequence 0 at its start.
+    #[test]
+    fn a_clip_without_colour_keys_shows_wmvs_fallback() {
+        let rgb = per_sequence([Some(vec![(0.0, Vec3::X), (100.0, Vec3::Z)]), None, Some(vec![(0.0, Vec3::Y)])]);
+        let alpha = per_sequence([Some(vec![(0.0, 0.5)]), None, None]);
+        let (model, skin) = model_with_a_coloured_unit(ColorAnim { rgb, alpha }, Track::default());
+        let mut scene = build(&model, Some(&skin), &BuildOptions::default(), 1 << 16);
+        assert_eq!(scene.materials[0].base_color, Vec4::new(1.0, 0.0, 0.0, 0.5), "rest: sequence 0 at 0 ms");
+        let close = |got: Vec4, want: Vec4| assert!(got.abs_diff_eq(want, 1e-5), "{got} != {want}");
+        close(unit_color_at(&scene, None, 0.0), Vec4::new(1.0, 0.0, 0.0, 0.5));
+        close(unit_color_at(&scene, Some(0), 25.0), Vec4::new(0.75, 0.0, 0.25, 0.5));
+        close(unit_color_at(&scene, Some(1), 25.0), Vec4::new(0.75, 0.0, 0.25, 1.0));
+        close(unit_color_at(&scene, Some(1), 100.0), Vec4::new(0.0, 0.0, 1.0, 1.0));
+        close(unit_color_at(&scene, Some(2), 25.0), Vec4::new(0.0, 1.0, 0.0, 1.0));
+        assert_eq!(scene.validate(), Ok(()));
+    }
+
+    /// Keys in sequence 1 alone: sequence 0 has none, so the rest pose and clip 0 show white
+    /// and opaque (the old rule took sequence 1's first key for them), clip 1 its own keys.
+    #[test]
+    fn keys_outside_sequence_0_colour_only_their_own_clip() {
+        let rgb = per_sequence([None, Some(vec![(0.0, Vec3::Y)]), None]);
+        let weight = per_sequence([None, Some(vec![(0.0, 0.25)]), None]);
+        let (model, skin) = model_with_a_coloured_unit(ColorAnim { rgb, alpha: Track::default() }, weight);
         let scene = build(&model, Some(&skin), &BuildOptions::default(), 1 << 16);
-        assert_eq!(scene.materials[0].base_color.w, 0.5, "rest: 0.5 × 1");
-        let alpha = |clip: usize, time: f32| Pose::at(&scene, Some(clip), time).material_colors[0].w;
-        // Sequence 0 keys the colour alpha only; transparency rests at 1: no extra channel.
-        assert_eq!(scene.clips[0].channels.len(), 1);
-        assert!((alpha(0, 50.0) - 0.5).abs() < 1e-6);
-        // Sequence 1 keys transparency only; the colour alpha holds 0.5 beside it.
-        assert_eq!(scene.clips[1].channels.len(), 2);
-        for (time, expected) in [(0.0, 0.5), (50.0, 0.3), (100.0, 0.1)] {
-            assert!((alpha(1, time) - expected).abs() < 1e-5, "at {time}: {}", alpha(1, time));
+        assert_eq!(scene.materials[0].base_color, Vec4::ONE);
+        assert_eq!(unit_color_at(&scene, Some(0), 50.0), Vec4::ONE);
+        assert_eq!(unit_color_at(&scene, Some(1), 50.0), Vec4::new(0.0, 1.0, 0.0, 0.25));
+        assert_eq!(unit_color_at(&scene, Some(2), 50.0), Vec4::ONE);
+    }
+
+    /// The two alpha factors fall back apart: transparency keyed in sequence 0 alone (1 to
+    /// 0.2) plays in every clip without keys of its own, while the colour alpha (0.5, keyed in
+    /// sequence 1 alone) counts only in sequence 1: there the alpha runs 0.5 × (1 → 0.2).
+    #[test]
+    fn alpha_factors_fall_back_as_wmv_reads_them() {
+        let alpha = per_sequence([None, Some(vec![(0.0, 0.5)]), None]);
+        let weight = per_sequence([Some(vec![(0.0, 1.0), (100.0, 0.2)]), None, None]);
+        let (model, skin) = model_with_a_coloured_unit(ColorAnim { rgb: Track::default(), alpha }, weight);
+        let scene = build(&model, Some(&skin), &BuildOptions::default(), 1 << 16);
+        assert_eq!(scene.materials[0].base_color.w, 1.0, "rest: 1 × 1");
+        let alpha = |clip: usize, time: f32| unit_color_at(&scene, Some(clip), time).w;
+        for (time, weight) in [(0.0, 1.0), (50.0, 0.6), (100.0, 0.2)] {
+            assert!((alpha(0, time) - weight).abs() < 1e-5, "clip 0 at {time}: {}", alpha(0, time));
+            assert!((alpha(1, time) - 0.5 * weight).abs() < 1e-5, "clip 1 at {time}: {}", alpha(1, time));
+            assert!((alpha(2, time) - weight).abs() < 1e-5, "clip 2 at {time}: {}", alpha(2, time));
         }
+    }
+
+    /// A rest alpha below 1 that a clip keys nothing of gives way to WMV's opaque answer: the
+    /// clip carries a one-key alpha of 1 (the product of a clip's alpha channels replaces the
+    /// rest alpha).
+    #[test]
+    fn a_clip_keying_no_alpha_is_opaque_even_where_the_rest_is_not() {
+        let alpha = per_sequence([Some(vec![(0.0, 0.4)]), None, None]);
+        let (model, skin) = model_with_a_coloured_unit(ColorAnim { rgb: Track::default(), alpha }, Track::default());
+        let scene = build(&model, Some(&skin), &BuildOptions::default(), 1 << 16);
+        assert_eq!(scene.materials[0].base_color.w, 0.4);
+        assert_eq!(unit_color_at(&scene, Some(0), 50.0).w, 0.4);
+        assert_eq!(unit_color_at(&scene, Some(1), 50.0).w, 1.0);
+        assert_eq!(unit_color_at(&scene, None, 50.0).w, 0.4, "the rest pose keeps its own");
     }
 }
