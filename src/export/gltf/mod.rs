@@ -9,6 +9,7 @@
 //! grid as well. Times are seconds from the clip's start: `(t - clip.start) / clip.rate`.
 //! Material colours and texture transforms go through `KHR_animation_pointer`.
 
+mod blend;
 pub mod decompose;
 
 use std::collections::HashMap;
@@ -245,6 +246,9 @@ struct Builder<'a> {
     tolerance: f32,
     /// The model's size, the distance at which rotation and scale errors are weighed.
     reach: f32,
+    /// The farthest a point can be from the pivot it turns about (the rest box's diagonal):
+    /// the lever at which a rotation's blend error is weighed ([`blend`]).
+    lever: f32,
     /// Samples that refinement may still add in this document.
     samples: SampleBudget,
     /// The last animation input written, for the next channel at the same times.
@@ -263,7 +267,8 @@ fn index<T>(i: u32) -> json::Index<T> {
 
 impl<'a> Builder<'a> {
     fn new(scene: &'a Scene) -> Self {
-        let reach = scene.bounds().size().max_element().max(1e-3);
+        let size = scene.bounds().size();
+        let reach = size.max_element().max(1e-3);
         let mut root = json::Root::default();
         root.asset.generator = Some(format!("mdview {}", env!("CARGO_PKG_VERSION")));
         Self {
@@ -288,6 +293,7 @@ impl<'a> Builder<'a> {
             mesh_materials: HashMap::new(),
             tolerance: 1e-5 * reach,
             reach,
+            lever: if size.is_finite() { size.length().max(reach) } else { reach },
             loose_mesh_nodes: Vec::new(),
             last_input: None,
             samples: SampleBudget {
@@ -321,9 +327,9 @@ impl<'a> Builder<'a> {
         thinned
     }
 
-    /// Tolerance and reach for [`refine`].
-    fn limits(&self) -> [f32; 2] {
-        [self.tolerance, self.reach]
+    /// Tolerance, reach and lever for [`refine`].
+    fn limits(&self) -> [f32; 3] {
+        [self.tolerance, self.reach, self.lever]
     }
 
     fn note(&mut self, text: String) {
@@ -1865,11 +1871,13 @@ impl Builder<'_> {
 /// Adds sample times between `times` until linear keys (slerp for the rotation) follow
 /// `local_at` within `tolerance` (scene units; rotation and scale errors count at `reach`, the
 /// model's size), halving an interval at most 8 times. Needed where a written value is not linear
-/// between keys: folded pivots, cubic curves, loops that wrap mid-interval.
+/// between keys: folded pivots, cubic curves, loops that wrap mid-interval. Then rotation
+/// intervals wide enough for a component-wise blend to stray from the slerp by more than
+/// `tolerance` at `lever` get equal steps ([`blend::nlerp_safe_times`]).
 fn refine(
     times: Vec<f32>,
     local_at: &dyn Fn(f32) -> Trs,
-    [tolerance, reach]: [f32; 2],
+    [tolerance, reach, lever]: [f32; 3],
     budget: &mut SampleBudget,
 ) -> Vec<f32> {
     let mut out = Vec::with_capacity(times.len());
@@ -1880,7 +1888,7 @@ fn refine(
         }
     }
     out.extend(times.last().copied());
-    out
+    blend::nlerp_safe_times(out, local_at, [tolerance, lever], budget)
 }
 
 fn split_interval(
