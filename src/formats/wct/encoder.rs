@@ -1,9 +1,10 @@
 //! Encodes RGBA images as `.wct`: RGB to YCbCr (chroma averaged over 2x2 blocks), edge
-//! padding to the power-of-two square, the forward D4 transform, quantisation by the header's
-//! steps, the coefficient byte coding, then a `BILZ` or LZSS chunk.
+//! padding to the power-of-two square, the forward D4 transform (for half scale, the
+//! least-squares fit of the decoder's half-scale row pass), quantisation by the header's steps,
+//! the coefficient byte coding, then a `BILZ` or LZSS chunk.
 
 use super::chunk::{ChunkCoding, encode_bilz, encode_lzss};
-use super::wavelet::forward_2d;
+use super::wavelet::{forward_2d, forward_2d_half_scale};
 use super::{FLAG_COMPRESSED, FLAG_FULL_SCALE, WctHeader, dequantisation, padded_size};
 
 /// Encoder settings.
@@ -12,7 +13,8 @@ pub struct WctOptions {
     pub coding: ChunkCoding,
     /// Write an alpha chunk (alpha byte 1).
     pub alpha: bool,
-    /// Full scale (flag bit 0); half scale multiplies every step by π/6.
+    /// Full scale (flag bit 0). Half scale multiplies every step by π/6 and its rows hold
+    /// only `size/2 + 1` coefficients each, so it keeps about half the detail across.
     pub full_scale: bool,
     /// The header's quantisation numbers n for Y, Cb, Cr, A.
     pub scales: [i16; 4],
@@ -39,8 +41,9 @@ pub fn encode(rgba: &[u8], width: u32, height: u32, options: WctOptions) -> Vec<
     let mut alpha = vec![0.0f32; size * size];
     for (i, (l, a)) in luma.iter_mut().zip(alpha.iter_mut()).enumerate() {
         let [r, g, b, al] = pixel(i % size, i / size);
-        *l = 0.299 * r + 0.587 * g + 0.114 * b;
-        *a = al;
+        // Half a level up: the decoder truncates, so what it gives back is rounded.
+        *l = 0.299 * r + 0.587 * g + 0.114 * b + 0.5;
+        *a = al + 0.5;
     }
     let half = size / 2;
     let mut cb = vec![0.0f32; half * half];
@@ -69,13 +72,14 @@ pub fn encode(rgba: &[u8], width: u32, height: u32, options: WctOptions) -> Vec<
     };
     let steps = dequantisation(&header);
     let mut colour = Vec::new();
-    code_plane(&luma, size, steps[0], &mut colour);
-    code_plane(&cb, half, steps[1], &mut colour);
-    code_plane(&cr, half, steps[2], &mut colour);
+    let half_scale = !options.full_scale;
+    code_plane(&luma, size, steps[0], half_scale.then_some(false), &mut colour);
+    code_plane(&cb, half, steps[1], half_scale.then_some(false), &mut colour);
+    code_plane(&cr, half, steps[2], half_scale.then_some(false), &mut colour);
     let colour = pack(&colour, options.coding);
     let alpha_chunk = if options.alpha {
         let mut bytes = Vec::new();
-        code_plane(&alpha, size, steps[3], &mut bytes);
+        code_plane(&alpha, size, steps[3], half_scale.then_some(true), &mut bytes);
         pack(&bytes, options.coding)
     } else {
         Vec::new()
@@ -89,8 +93,13 @@ pub fn encode(rgba: &[u8], width: u32, height: u32, options: WctOptions) -> Vec<
 }
 
 /// Transforms, quantises (the row pass carries the step) and byte-codes one plane.
-fn code_plane(plane: &[f32], size: usize, step: f32, out: &mut Vec<u8>) {
-    for value in forward_2d(plane, size) {
+/// `half_scale_alpha` is `None` at full scale, else whether the plane is alpha.
+fn code_plane(plane: &[f32], size: usize, step: f32, half_scale_alpha: Option<bool>, out: &mut Vec<u8>) {
+    let coefficients = match half_scale_alpha {
+        None => forward_2d(plane, size),
+        Some(alpha) => forward_2d_half_scale(plane, size, alpha),
+    };
+    for value in coefficients {
         push_coefficient((value / step).round().clamp(f32::from(i16::MIN), f32::from(i16::MAX)) as i16, out);
     }
 }

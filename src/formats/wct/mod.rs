@@ -6,10 +6,10 @@
 //! - [`wavelet`]: the Daubechies-4 transform and its layout.
 //! - [`encoder`]: the forward path, for fixtures and the demo (no WCT file is public).
 //!
-//! Decoding follows the public reverse engineering (OpenTPW) where it is clear. Two choices
-//! are ours: half-scale mode only multiplies the dequantisation by π/6 (OpenTPW's row indexing
-//! for that mode reads pairs out of step and was not followed), and output bytes are rounded,
-//! not truncated. The checksum is not verified: its algorithm is unknown.
+//! Decoding follows the public reverse engineering (OpenTPW's `TextureFile`) exactly: its
+//! half-scale row pass and alpha column pass (see [`wavelet`]), its float arithmetic, and its
+//! truncation of each output channel to a byte. The checksum is not verified: its algorithm is
+//! unknown.
 
 pub mod chunk;
 pub mod encoder;
@@ -138,7 +138,8 @@ pub fn decode(data: &[u8]) -> DecodeResult<WctImage> {
     }
     let (width, height) = (header.width as u32, header.height as u32);
     let size = padded_size(width, height) as usize;
-    // Three float planes of the padded square, an alpha plane and the RGBA result.
+    // Float planes of the padded square (luma, alpha, both chroma and the transform's
+    // scratch, 4 in all) and the RGBA result.
     r.check_budget((size as u64).pow(2) * (4 * 4 + 4), "width", 4)?;
     let colour_size = u64::try_from(header.colour_size)
         .ok()
@@ -159,9 +160,10 @@ pub fn decode(data: &[u8]) -> DecodeResult<WctImage> {
     let steps = dequantisation(&header);
     let mut coefficients = Coefficients { data: &colour, at: 0, chunk_offset: HEADER_SIZE, field: "colour chunk" };
     let mut scratch = Vec::new();
-    let y = coefficients.plane(size, steps[0], &mut scratch, "Y")?;
-    let cb = coefficients.plane(size / 2, steps[1], &mut scratch, "Cb")?;
-    let cr = coefficients.plane(size / 2, steps[2], &mut scratch, "Cr")?;
+    let colour_layout = wavelet::Layout { half_scale: !header.full_scale(), alpha: false };
+    let y = coefficients.plane(size, steps[0], &mut scratch, "Y", colour_layout)?;
+    let cb = coefficients.plane(size / 2, steps[1], &mut scratch, "Cb", colour_layout)?;
+    let cr = coefficients.plane(size / 2, steps[2], &mut scratch, "Cr", colour_layout)?;
     if coefficients.at < colour.len() {
         warnings.push(format!("colour chunk: {} bytes after the last coefficient", colour.len() - coefficients.at));
     }
@@ -178,7 +180,8 @@ pub fn decode(data: &[u8]) -> DecodeResult<WctImage> {
         }
         let (alpha, _) = chunk::decode_chunk(alpha_chunk, compressed, alpha_at, "alpha chunk", 3 * luma)?;
         let mut coefficients = Coefficients { data: &alpha, at: 0, chunk_offset: alpha_at, field: "alpha chunk" };
-        Some(coefficients.plane(size, steps[3], &mut scratch, "A")?)
+        let layout = wavelet::Layout { half_scale: !header.full_scale(), alpha: true };
+        Some(coefficients.plane(size, steps[3], &mut scratch, "A", layout)?)
     } else {
         if header.alpha_byte != 0 {
             warnings.push(format!("alpha byte {} (only 1 means alpha); alpha ignored", header.alpha_byte));
@@ -190,7 +193,8 @@ pub fn decode(data: &[u8]) -> DecodeResult<WctImage> {
     Ok(WctImage { width, height, rgba, has_alpha: alpha.is_some(), header, colour_coding, warnings })
 }
 
-/// JPEG's YCbCr to RGB, with chroma sampled at half resolution.
+/// JPEG's YCbCr to RGB, with chroma sampled at half resolution. Each channel is clamped to
+/// 0..=255 and truncated, as OpenTPW's `(byte)value.Clamp(0, 255)` does (NaN gives 0).
 fn to_rgba(
     width: usize,
     height: usize,
@@ -201,7 +205,7 @@ fn to_rgba(
     alpha: Option<&[f32]>,
 ) -> Vec<u8> {
     let half = size / 2;
-    let byte = |v: f32| v.round().clamp(0.0, 255.0) as u8;
+    let byte = |v: f32| v.clamp(0.0, 255.0) as u8;
     let mut out = Vec::with_capacity(width * height * 4);
     for (row, luma_row) in y.chunks_exact(size).take(height).enumerate() {
         let chroma_at = (row / 2) * half;
@@ -232,7 +236,14 @@ struct Coefficients<'a> {
 }
 
 impl Coefficients<'_> {
-    fn plane(&mut self, size: usize, step: f32, scratch: &mut Vec<f32>, channel: &str) -> DecodeResult<Vec<f32>> {
+    fn plane(
+        &mut self,
+        size: usize,
+        step: f32,
+        scratch: &mut Vec<f32>,
+        channel: &str,
+        layout: wavelet::Layout,
+    ) -> DecodeResult<Vec<f32>> {
         let mut plane = Vec::with_capacity(size * size);
         let (data, field, chunk_offset) = (self.data, self.field, self.chunk_offset);
         let mut at = self.at;
@@ -258,7 +269,7 @@ impl Coefficients<'_> {
             plane.push(value);
         }
         self.at = at;
-        wavelet::inverse_2d(&mut plane, scratch, size, step);
+        wavelet::inverse_2d(&mut plane, scratch, size, step, layout);
         Ok(plane)
     }
 }

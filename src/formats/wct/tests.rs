@@ -87,17 +87,17 @@ fn sixty_four_square_opaque_bilz() {
 
 #[test]
 fn one_twenty_eight_by_thirty_two_with_alpha() {
-    // Scales n: Y 2 (step 1 + 2/2 = 2), A 1 (step 1 + 1 = 2). Y 100 → 2·100/2 = 100;
-    // alpha 128 → 2·128/2 = 128. Padded to 128x128.
-    let mut colour = flat_plane(128, 100);
+    // Scales n: Y 3 (step 1 + 3/2 = 2.5), A 2 (step 2 + 1 = 3). Y 81 → 2.5·81/2 = 101.25;
+    // alpha 85 → 3·85/2 = 127.5, truncated. Padded to 128x128.
+    let mut colour = flat_plane(128, 81);
     colour.extend(flat_plane(64, 0));
     colour.extend(flat_plane(64, 0));
-    let alpha = flat_plane(128, 128);
-    let h = WctHeader { alpha_byte: 1, bit_depth: 32, scales: [2, 0, 0, 1], ..header(128, 32) };
+    let alpha = flat_plane(128, 85);
+    let h = WctHeader { alpha_byte: 1, bit_depth: 32, scales: [3, 0, 0, 2], ..header(128, 32) };
     let image = decode(&file(h, &encode_bilz(&colour), &encode_bilz(&alpha))).unwrap();
     assert_eq!((image.width, image.height), (128, 32));
     assert!(image.has_alpha);
-    all_pixels(&image, [100, 100, 100, 128]);
+    all_pixels(&image, [101, 101, 101, 127]);
 }
 
 #[test]
@@ -112,22 +112,87 @@ fn alpha_chunk_is_ignored_unless_the_alpha_byte_is_one() {
     assert!(!image.has_alpha && image.warnings.iter().any(|w| w.contains("alpha byte 2")));
 }
 
+/// The coefficient bytes of a `size`×`size` plane that is zero but for `(row, index, value)`.
+fn sparse_plane(size: usize, set: &[(usize, usize, i16)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for row in 0..size {
+        for index in 0..size {
+            let value = set.iter().find(|&&(r, i, _)| (r, i) == (row, index)).map_or(0, |&(_, _, v)| v);
+            push_coefficient(value, &mut out);
+        }
+    }
+    out
+}
+
 #[test]
-fn half_scale_multiplies_the_steps_by_pi_over_six() {
-    // Y coefficient 100 at step π/6: 100·(π/6)/2 = 26.18.
-    let mut colour = flat_plane(16, 100);
-    colour.extend(flat_plane(8, 0));
-    colour.extend(flat_plane(8, 0));
-    let h = WctHeader { flags: FLAG_COMPRESSED, ..header(16, 16) };
-    all_pixels(&decode(&file(h, &encode_bilz(&colour), &[])).unwrap(), [26, 26, 26, 255]);
+fn half_scale_follows_opentpw_row_and_alpha_column_passes() {
+    // Worked by hand from OpenTPW's TextureFile.Decode.cs, not by this decoder. 8x8, half
+    // scale, all scales 0, so every step is π/6 = k. Taps h0..h3 = (1+√3, 3+√3, 3−√3, 1−√3)/4√2
+    // = 0.48296, 0.83652, 0.22414, −0.12941.
+    //
+    // Y: row 0 holds 500 at coefficient 0. Half-scale row step i reads coefficients i/2 and
+    // i/2+1 (s1, w1) and those of step i−1, wrapping to 7 (s0, w0), and writes
+    // s0·h2 + w0·h1 + s1·h0 + w1·h3 to sample i, so row 0 becomes 500k·(h0, h0+h2, h2, 0, …)
+    // (step 0 reads s0 at 7/2 = 3: zero). A full-scale reading of the same row, pair (500, 0),
+    // gives 500k·(h0, h1, h2, h3, 0, …) instead. The column pass (smooth row 0, all else zero)
+    // multiplies that row by (h0, h1, h2, h3) down rows 0..3. Cb = Cr = 0, so R = G = B = Y,
+    // truncated: row 0: 61.07 89.41 28.34; row 1: 105.77 154.86 49.09; row 2: 28.34 41.49
+    // 13.15; row 3 negative (0).
+    //
+    // A: the same row 0, plus 100 at row 4 coefficient 0 and 500 at row 7 coefficient 3.
+    // Half-scale alpha's column pass reads its detail rows from offset 64, past the plane:
+    // all zero but sample 64, where the last row step of row 7 wrote its second output,
+    // s0·h3 − w0·h0 + s1·h1 − w1·h2 with s0 = s1 = 500 (coefficient 7/2 = 3 for both steps 6
+    // and 7): 500k·(h1+h3) = 185.12. So row 4 is never read, and column 0 gains
+    // 185.12·(h3, −h2, h1, −h0) down rows 0..3: 61.07 − 23.96 = 37.11, 105.77 − 41.49 = 64.28,
+    // 28.34 + 154.86 = 183.20, negative (0).
+    let mut colour = sparse_plane(8, &[(0, 0, 500)]);
+    colour.extend(sparse_plane(4, &[]));
+    colour.extend(sparse_plane(4, &[]));
+    let alpha = sparse_plane(8, &[(0, 0, 500), (4, 0, 100), (7, 3, 500)]);
+    let h = WctHeader { flags: FLAG_COMPRESSED, alpha_byte: 1, bit_depth: 32, ..header(8, 8) };
+    let image = decode(&file(h, &encode_bilz(&colour), &encode_bilz(&alpha))).unwrap();
+    let luma: [[u8; 8]; 4] =
+        [[61, 89, 28, 0, 0, 0, 0, 0], [105, 154, 49, 0, 0, 0, 0, 0], [28, 41, 13, 0, 0, 0, 0, 0], [0; 8]];
+    let alpha: [[u8; 8]; 4] =
+        [[37, 89, 28, 0, 0, 0, 0, 0], [64, 154, 49, 0, 0, 0, 0, 0], [183, 41, 13, 0, 0, 0, 0, 0], [0; 8]];
+    for (i, px) in image.rgba.chunks_exact(4).enumerate() {
+        let (row, col) = (i / 8, i % 8);
+        let y = luma.get(row).map_or(0, |r| r[col]);
+        let a = alpha.get(row).map_or(0, |r| r[col]);
+        assert_eq!(px, [y, y, y, a], "pixel ({col}, {row})");
+    }
+}
+
+#[test]
+fn half_scale_without_alpha_leaves_alpha_opaque() {
+    // The colour part of the fixture above, no alpha chunk: the same luma, alpha 255.
+    let mut colour = sparse_plane(8, &[(0, 0, 500)]);
+    colour.extend(sparse_plane(4, &[]));
+    colour.extend(sparse_plane(4, &[]));
+    let h = WctHeader { flags: FLAG_COMPRESSED, ..header(3, 2) };
+    let image = decode(&file(h, &encode_lzss(&colour), &[])).unwrap();
+    let expected: Vec<u8> = [61, 89, 28, 105, 154, 49].iter().flat_map(|&y| [y, y, y, 255]).collect();
+    assert_eq!(image.rgba, expected);
+}
+
+#[test]
+fn output_is_truncated_not_rounded() {
+    // Y coefficient 201 at step 1: Y = 100.5; Cr 50. R = 100.5 + 1.402·50 = 170.6,
+    // G = 100.5 − 0.714136·50 = 64.79, B = 100.5: OpenTPW's byte cast gives 170, 64, 100.
+    let mut colour = flat_plane(8, 201);
+    colour.extend(flat_plane(4, 0));
+    colour.extend(flat_plane(4, 100));
+    all_pixels(&decode(&file(header(8, 8), &encode_bilz(&colour), &[])).unwrap(), [170, 64, 100, 255]);
 }
 
 #[test]
 fn lzss_coded_chunk() {
-    let mut colour = flat_plane(32, 160);
+    let mut colour = flat_plane(32, 161);
     colour.extend(flat_plane(16, -40));
     colour.extend(flat_plane(16, 0));
-    // Cb −20: R 80, G 80 + 0.344136·20 = 86.88, B 80 − 1.772·20 = 44.56.
+    // Y 80.5, Cb −20: R 80.5, G 80.5 + 0.344136·20 = 87.38, B 80.5 − 1.772·20 = 45.06, each
+    // truncated.
     let packed = encode_lzss(&colour);
     assert!(packed.len() < colour.len() / 4);
     let image = decode(&file(header(20, 30), &packed, &[])).unwrap();
@@ -170,7 +235,6 @@ fn encoder_round_trips_within_the_quantisation_error() {
         (64, 64, WctOptions::default()),
         (128, 32, WctOptions { alpha: true, ..Default::default() }),
         (50, 20, WctOptions { alpha: true, coding: ChunkCoding::Lzss, ..Default::default() }),
-        (64, 64, WctOptions { full_scale: false, ..Default::default() }),
         (1, 1, WctOptions::default()),
     ] {
         let picture = test_picture(w, h);
@@ -191,6 +255,45 @@ fn encoder_round_trips_within_the_quantisation_error() {
         if options.alpha {
             assert!(max_error(&image.rgba, &picture, 3..4) <= 2, "{w}x{h} alpha");
         }
+    }
+}
+
+/// A picture with no detail finer than half-scale rows can hold: smooth gradients, and alpha
+/// that varies across only (half-scale alpha keeps no column detail at all).
+fn smooth_picture(width: u32, height: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    for y in 0..height {
+        for x in 0..width {
+            let (fx, fy) = (x as f32 / width as f32, y as f32 / height as f32);
+            let wave = |phase: f32| (100.0 + 60.0 * (std::f32::consts::TAU * (fx + phase)).sin() * fy) as u8;
+            let alpha = (100.0 + 60.0 * (std::f32::consts::TAU * (fx + 0.6)).sin()) as u8;
+            out.extend_from_slice(&[wave(0.0), wave(0.3), (40.0 + 150.0 * fy) as u8, alpha]);
+        }
+    }
+    out
+}
+
+#[test]
+fn half_scale_encoder_agrees_with_the_half_scale_decoder() {
+    // Half-scale rows hold size/2 + 1 coefficients and half-scale alpha no column detail, so
+    // only smooth pictures come back closely; the checker picture loses its edges.
+    for (w, h, options) in [
+        (64, 64, WctOptions { full_scale: false, ..Default::default() }),
+        (64, 32, WctOptions { full_scale: false, alpha: true, coding: ChunkCoding::Lzss, ..Default::default() }),
+    ] {
+        let picture = smooth_picture(w, h);
+        let image = decode(&encode(&picture, w, h, options)).unwrap();
+        assert_eq!((image.width, image.height, image.has_alpha), (w, h, options.alpha));
+        let opaque = |p: &[u8]| -> Vec<u8> {
+            p.iter().enumerate().map(|(i, &v)| if i % 4 == 3 && !options.alpha { 255 } else { v }).collect()
+        };
+        let mean = mean_error(&image.rgba, &opaque(&picture));
+        let (colour, alpha) = (max_error(&image.rgba, &picture, 0..3), max_error(&image.rgba, &opaque(&picture), 3..4));
+        assert!(mean < 1.5, "{w}x{h} {options:?}: mean error {mean}");
+        assert!(colour <= 8 && alpha <= 8, "{w}x{h} {options:?}: max error {colour}, alpha {alpha}");
+        let checker = test_picture(w, h);
+        let rough = mean_error(&decode(&encode(&checker, w, h, options)).unwrap().rgba, &opaque(&checker));
+        assert!(rough < 8.0, "{w}x{h} checker: mean error {rough}");
     }
 }
 
