@@ -50,6 +50,12 @@ struct ViewerArgs {
     /// Start in the sheet view: the folder's models as thumbnails.
     #[arg(long)]
     sheet_view: bool,
+    /// Start with this text in the folder's filter (a fragment of a model's path below it).
+    #[arg(long, value_name = "TEXT")]
+    filter: Option<String>,
+    /// When a scripted run exits, write the folder tree as the window has it (JSON).
+    #[arg(long, value_name = "JSON")]
+    dump_tree: Option<PathBuf>,
 }
 
 fn parse_size(s: &str) -> Result<[u32; 2], String> {
@@ -446,6 +452,8 @@ struct RenderArgs {
     turntable: Option<u32>,
     /// Image size in pixels, as WIDTHxHEIGHT.
     #[arg(long, value_name = "WxH", value_parser = parse_render_size, default_value = "1280x720")]
+        filter: args.filter.clone(),
+        dump_tree: args.dump_tree.clone(),
     size: [u32; 2],
     #[command(flatten)]
     pose: PoseArgs,
@@ -774,9 +782,18 @@ fn run_sheet(args: &RenderArgs, sheet_path: &Path) -> Result<()> {
     if !args.file.is_dir() && !formats::vfs::is_archive_folder(&args.file) {
         return Err(anyhow!("{}: --sheet needs a folder or a .wad archive", args.file.display()));
     }
-    let paths = sheet::models_under(&args.file).with_context(|| format!("listing {}", args.file.display()))?;
+    // The viewer's tree lists the folder with the same function, in the same order.
+    let listed = formats::listing::list(&args.file).with_context(|| format!("listing {}", args.file.display()))?;
+    for problem in listed.iter().flat_map(|f| &f.problems) {
+        eprintln!("warning: {problem}");
+    }
+    let paths: Vec<PathBuf> = listed.into_iter().flat_map(|f| f.models).map(|g| g.model).collect();
     if paths.is_empty() {
-        return Err(anyhow!("{}: no model files (.md2, .mdr, .m2) in this folder", args.file.display()));
+        return Err(anyhow!(
+            "{}: no model files (.{}) in this folder or below it",
+            args.file.display(),
+            formats::MODEL_EXTENSIONS.join(", .")
+        ));
     }
     let items = sheet::items_below(&args.file, paths);
     let options = SheetOptions {

@@ -532,3 +532,146 @@ fn the_global_clock_survives_clip_changes() {
     assert_eq!(doc.timeline.global_time, global);
     assert_eq!(doc.pose.global_time, Some(global));
 }
+
+/// A game folder laid out as installs are: a model at the top, one two folders down with an
+/// animation, an archive with a model inside, an empty folder and one with no models.
+fn nested_folder(name: &str) -> PathBuf {
+    use mdview::formats::wad::writer::{WadMember, write_wad};
+    let dir = common::temp_dir(name);
+    let island = common::island().to_bytes();
+    common::write(&dir, "top.md2", &island);
+    std::fs::create_dir_all(dir.join("a/b")).expect("a/b");
+    common::write(&dir.join("a/b"), "deep.md2", &island);
+    common::write(&dir.join("a/b"), "deepM1.md2", &gate_anim(1.0).to_bytes());
+    std::fs::write(dir.join("park.wad"), write_wad(&[WadMember::stored("models/gate.MD2", &island)])).expect("wad");
+    std::fs::create_dir_all(dir.join("empty/deeper")).expect("empty");
+    std::fs::create_dir_all(dir.join("textures")).expect("textures");
+    common::write(&dir.join("textures"), "sand.png", b"not read");
+    dir
+}
+
+fn relative_paths(folder: &Folder) -> Vec<String> {
+    folder.entries.iter().map(|e| e.relative_path()).collect()
+}
+
+fn visible_paths(folder: &Folder) -> Vec<String> {
+    folder.visible().into_iter().map(|i| folder.entries[i].relative_path()).collect()
+}
+
+#[test]
+fn a_folder_opens_as_a_tree_of_every_model_under_it() {
+    let dir = nested_folder("tree-open");
+    let mut session = Session::default();
+    let first = session.target_for(&dir).expect("models below");
+    assert_eq!(first, dir.join("top.md2"));
+    let folder = session.folder.as_ref().expect("listed");
+    // The folder's own model, then its sub-folders and archives by name; none from the folders
+    // without models.
+    assert_eq!(relative_paths(folder), ["top.md2", "a/b/deep.md2", "park.wad/models/gate.MD2"]);
+    assert_eq!(folder.entries[1].animations, [dir.join("a/b/deepM1.md2")], "siblings under their model");
+    assert_eq!(folder.entries[2].path, dir.join("park.wad").join("models").join("gate.MD2"));
+    // The tree as the panel shows it: a heading per folder on the way, models indented.
+    let rows = mdview::app::tree::dump(folder)["rows"].clone();
+    let rows: Vec<String> = serde_json::from_value(rows).expect("rows");
+    assert_eq!(
+        rows,
+        ["top.md2", "a/", "  b/", "    deep.md2", "      ↪ deepM1.md2", "park.wad/", "  models/", "    gate.MD2"]
+    );
+
+    // PageDown goes through the tree in order, across folders and into the archive.
+    assert_eq!(session.step(1), Some(dir.join("a/b/deep.md2")));
+    assert_eq!(session.step(1), Some(dir.join("park.wad").join("models").join("gate.MD2")));
+    assert_eq!(session.step(1), None, "the last model");
+    assert_eq!(session.step(-2), Some(dir.join("top.md2")));
+
+    // Clicking a model deep in the tree keeps the tree (it does not list the model's folder).
+    assert_eq!(session.target_for(&dir.join("a/b/deep.md2")), Ok(dir.join("a/b/deep.md2")));
+    let folder = session.folder.as_mut().expect("listed");
+    assert_eq!((folder.dir.clone(), folder.current), (dir.clone(), Some(1)));
+
+    // The filter searches the path below the folder, either slash, any case.
+    folder.filter = "A\\B".into();
+    assert_eq!(visible_paths(folder), ["a/b/deep.md2"]);
+    folder.filter = "park.wad/".into();
+    assert_eq!(visible_paths(folder), ["park.wad/models/gate.MD2"]);
+    folder.filter = "deepm1".into();
+    assert_eq!(visible_paths(folder), ["a/b/deep.md2"], "animation names still match");
+    folder.filter = "models/".into();
+    folder.current = Some(0);
+    assert_eq!(folder.step(1), Some(2), "stepping follows the filter across folders");
+}
+
+#[test]
+fn a_folder_lists_in_the_background_and_opens_its_first_model_when_listed() {
+    let dir = nested_folder("tree-lazy");
+    let mut session = Session::default();
+    let woken = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = woken.clone();
+    let wake: mdview::app::listing::Wake = std::sync::Arc::new(move || {
+        counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    });
+    assert_eq!(session.open_lazily(&dir, wake), Ok(None), "nothing listed yet: the window draws on");
+    let started = Instant::now();
+    let first = loop {
+        if let Some(first) = session.poll_listing() {
+            break first;
+        }
+        assert!(started.elapsed().as_secs() < 30, "the listing never delivered");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    assert_eq!(first, Ok(dir.join("top.md2")));
+    session.folder.as_mut().expect("folder").wait();
+    let folder = session.folder.as_ref().expect("folder");
+    assert!(folder.complete && folder.error.is_none());
+    assert_eq!(relative_paths(folder), relative_paths(&Folder::scan(&dir).expect("scan")));
+    assert!(woken.load(std::sync::atomic::Ordering::Relaxed) >= 2, "the window is woken as folders arrive");
+    assert_eq!(session.poll_listing(), None, "the first model opens once");
+    assert_eq!(session.recent.folders.first(), Some(&std::path::absolute(&dir).unwrap()));
+
+    // A tree with no models says so once the listing ends.
+    let bare = common::temp_dir("tree-lazy-empty");
+    std::fs::create_dir_all(bare.join("x/y")).expect("empty tree");
+    let wake: mdview::app::listing::Wake = std::sync::Arc::new(|| {});
+    assert_eq!(session.open_lazily(&bare, wake), Ok(None));
+    session.folder.as_mut().expect("folder").wait();
+    let error = session.poll_listing().expect("an answer").expect_err("no models");
+    assert!(error.contains("no models here or in any folder below") && error.contains(".md2, .mdr, .m2"), "{error}");
+}
+
+#[test]
+fn a_folder_reopened_after_a_change_on_disk_shows_the_change() {
+    let dir = nested_folder("tree-reopen");
+    let mut session = Session::default();
+    session.target_for(&dir).expect("models");
+    // Within the 10 s a directory listing may be kept for (formats::assets), and with the
+    // folders' times unchanged where they can be.
+    common::write(&dir.join("a/b"), "added.md2", &common::island().to_bytes());
+    std::fs::create_dir_all(dir.join("empty/deeper/now")).expect("dir");
+    common::write(&dir.join("empty/deeper/now"), "new.m2", b"MD20");
+    std::fs::remove_file(dir.join("top.md2")).expect("removed");
+    assert_eq!(session.target_for(&dir), Ok(dir.join("a/b/added.md2")));
+    let folder = session.folder.as_ref().expect("listed");
+    assert_eq!(
+        relative_paths(folder),
+        ["a/b/added.md2", "a/b/deep.md2", "empty/deeper/now/new.m2", "park.wad/models/gate.MD2"]
+    );
+}
+
+#[test]
+fn a_model_opened_from_a_tree_remembers_the_tree_as_its_recent_folder() {
+    let dir = nested_folder("tree-recent");
+    let mut session = Session::default();
+    session.target_for(&dir).expect("models");
+    let deep = session.step(1).expect("a/b/deep.md2");
+    assert_eq!(load_now(&mut session, 1, &deep), Applied::Opened);
+    let root = std::path::absolute(&dir).unwrap();
+    assert_eq!(session.recent.files.first(), Some(&std::path::absolute(&deep).unwrap()));
+    assert_eq!(session.recent.folders, [root.clone()], "the tree browsed, not a/b");
+    // A file opened on its own remembers its own folder.
+    let mut session = Session::default();
+    let lone = dir.join("a/b/deep.md2");
+    session.target_for(&lone).expect("exists");
+    assert_eq!(session.folder.as_ref().map(|f| f.dir.clone()), Some(dir.join("a/b")));
+    assert_eq!(load_now(&mut session, 1, &lone), Applied::Opened);
+    assert_eq!(session.recent.folders, [root.join("a/b")]);
+}

@@ -229,3 +229,91 @@ fn the_sheet_view_shows_a_thumbnail_per_model() {
         assert!(framed > 0.02 && model > 0.03, "thumbnail {k}: {framed:.2} background, {model:.3} model");
     }
 }
+
+/// The tree the window had when the scripted run ended (`--dump-tree`).
+fn dumped_tree(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).expect("tree dumped")).expect("tree JSON")
+}
+
+fn strings(value: &serde_json::Value) -> Vec<String> {
+    serde_json::from_value(value.clone()).expect("a list of strings")
+}
+
+/// The models opened, in order, as `--bench-steps` prints them (paths below the folder).
+fn opened(out: &str) -> Vec<String> {
+    out.lines()
+        .filter_map(|l| l.strip_prefix("open "))
+        .filter_map(|l| l.split(':').next())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_nested_folder_opens_as_a_tree_that_pagedown_and_the_filter_follow() {
+    use mdview::formats::wad::writer::{WadMember, write_wad};
+    if !xvfb_available() {
+        return;
+    }
+    // Models two levels down (one with an animation), an archive inside, an empty folder and
+    // one holding no models.
+    let dir = common::temp_dir("window-tree-models");
+    let island = common::island().to_bytes();
+    common::write(&dir, "top.md2", &island);
+    std::fs::create_dir_all(dir.join("creature/rabbit")).expect("folders");
+    common::write(&dir.join("creature/rabbit"), "rabbit.md2", &island);
+    let clip = mdview::formats::tpw::writer::AnimFile { last_frame: 20, ..Default::default() };
+    common::write(&dir.join("creature/rabbit"), "rabbitM1.md2", &clip.to_bytes());
+    std::fs::create_dir_all(dir.join("creature/wolf")).expect("folders");
+    common::write(&dir.join("creature/wolf"), "wolf.md2", &island);
+    std::fs::write(dir.join("jungle.wad"), write_wad(&[WadMember::stored("models/gate.MD2", &island)])).expect("wad");
+    std::fs::create_dir_all(dir.join("empty/inside")).expect("empty folder");
+    std::fs::create_dir_all(dir.join("docs")).expect("folders");
+    common::write(&dir.join("docs"), "readme.txt", b"no models here");
+    let folder = dir.to_string_lossy().into_owned();
+
+    // PageDown through the whole tree, in its order, across folders and into the archive.
+    let config = common::temp_dir("window-tree");
+    let tree_json = config.join("tree.json");
+    let tree_arg = tree_json.to_string_lossy().into_owned();
+    let out = run_viewer(
+        &[&folder, "--bench-steps", "3", "--exit", "--dump-tree", &tree_arg],
+        &config,
+        Duration::from_secs(180),
+    );
+    let order = ["top.md2", "creature/rabbit/rabbit.md2", "creature/wolf/wolf.md2", "jungle.wad/models/gate.MD2"];
+    assert_eq!(opened(&out), order, "{out}");
+    let tree = dumped_tree(&tree_json);
+    assert_eq!(tree["complete"], true);
+    assert_eq!(strings(&tree["entries"]), order);
+    assert_eq!(
+        strings(&tree["rows"]),
+        [
+            "top.md2",
+            "creature/",
+            "  rabbit/",
+            "    rabbit.md2",
+            "      ↪ rabbitM1.md2",
+            "  wolf/",
+            "    wolf.md2",
+            "jungle.wad/",
+            "  models/",
+            "    gate.MD2",
+        ],
+        "a heading per folder on the way; no empty folder"
+    );
+    assert_eq!(tree["current"], "jungle.wad/models/gate.MD2");
+
+    // The filter takes a fragment of the path below the folder; PageDown follows it.
+    let config = common::temp_dir("window-tree-filtered");
+    let tree_json = config.join("tree.json");
+    let tree_arg = tree_json.to_string_lossy().into_owned();
+    let out = run_viewer(
+        &[&folder, "--filter", "Creature/", "--bench-steps", "1", "--exit", "--dump-tree", &tree_arg],
+        &config,
+        Duration::from_secs(180),
+    );
+    assert_eq!(opened(&out), ["creature/rabbit/rabbit.md2", "creature/wolf/wolf.md2"], "{out}");
+    let tree = dumped_tree(&tree_json);
+    assert_eq!(strings(&tree["visible"]), ["creature/rabbit/rabbit.md2", "creature/wolf/wolf.md2"]);
+    assert_eq!(strings(&tree["entries"]).len(), 4, "the filter hides, the tree keeps every model");
+}

@@ -12,13 +12,19 @@
 //! - `mdview FOLDER --bench-steps 10 --exit` presses "PageDown" ten times, each once the
 //!   window is idle, and prints how long each model took from the key press to the presented
 //!   frame. A key press that starts a load gives it [`FRESH_LOAD_WAIT`] to land, so a model
-//!   that decodes in a few milliseconds is drawn in the very next frame.
+//!   that decodes in a few milliseconds is drawn in the very next frame. The first press waits
+//!   for the folder's whole tree to be listed.
+//! - `--filter TEXT` types into the folder's filter at start; `--dump-tree tree.json` writes
+//!   the folder tree as the window has it (entries, what the filter shows, the current model)
+//!   when a scripted run exits ([`tree::dump`]).
 
+pub mod listing;
 pub mod loader;
 pub mod panel;
 pub mod sheet;
 pub mod state;
 pub mod timeline;
+pub mod tree;
 pub mod viewport;
 
 use std::path::{Path, PathBuf};
@@ -53,6 +59,10 @@ pub struct ViewerOptions {
     pub bench_steps: Option<u32>,
     /// Start in the sheet view (thumbnails of the folder) instead of the 3D view.
     pub sheet: bool,
+    /// Text typed into the folder's filter at start.
+    pub filter: Option<String>,
+    /// Write the folder tree as JSON here when a scripted run exits.
+    pub dump_tree: Option<PathBuf>,
 }
 
 /// A file dialog that "closes" sooner than this never opened: no portal or dialog program.
@@ -63,6 +73,8 @@ const NO_DIALOG_WITHIN: Duration = Duration::from_millis(300);
 pub enum UserEvent {
     /// The loader has a result.
     Loaded,
+    /// The folder listing has found more of the tree.
+    Listed,
     /// The native file dialog closed.
     Picked { path: Option<PathBuf>, folder: bool, elapsed: Duration },
     /// The export dialog closed; `model` is the model and pose on screen when it opened.
@@ -143,6 +155,8 @@ pub struct Viewer {
     pub texture_report: Option<crate::render::SceneReport>,
     /// The "Sheet" view of the folder's thumbnails, shown instead of the 3D view when open.
     pub sheet: sheet::SheetView,
+    /// The folder tree's rows and scrolling.
+    pub tree: tree::TreeView,
     recent_path: Option<PathBuf>,
 }
 
@@ -163,7 +177,17 @@ impl Viewer {
             framed: None,
             texture_report: None,
             sheet: sheet::SheetView::default(),
+            tree: tree::TreeView::default(),
             recent_path,
+        }
+    }
+
+    /// `path` as the folder tree names it: below the folder browsed, else its file name.
+    pub fn shown_name(&self, path: &Path) -> String {
+        let folder = self.session.folder.as_ref();
+        match folder.and_then(|f| f.index_of(path).and_then(|i| f.entries.get(i))).filter(|e| e.path == path) {
+            Some(entry) => entry.relative_path(),
+            None => file_name(path),
         }
     }
 
@@ -214,7 +238,7 @@ impl Viewer {
         panel::toolbar_ui(ui, self);
         panel::status_bar_ui(ui, self);
         timeline::timeline_ui(ui, self);
-        panel::files_ui(ui, self);
+        tree::files_ui(ui, self);
         panel::inspector_ui(ui, self);
         if self.sheet.open {
             sheet::sheet_ui(ui, self);
@@ -368,6 +392,8 @@ struct App {
     bench_press_at: Option<Instant>,
     bench_press_now: bool,
     next_repaint: Option<Instant>,
+    /// When a folder whose first model is still being listed was opened.
+    first_listed_at: Option<Instant>,
 }
 
 /// How long a frame that started a load waits for it before drawing without it.
@@ -403,6 +429,7 @@ impl App {
             bench_press_at: None,
             bench_press_now: false,
             next_repaint: None,
+            first_listed_at: None,
         }
     }
 
@@ -479,20 +506,47 @@ impl App {
             Some(p) => self.open(&p, Instant::now()),
             None => self.frames_since_ready = Some(0),
         }
+        if let (Some(filter), Some(folder)) = (&self.options.filter, &mut self.viewer.session.folder) {
+            folder.filter = filter.clone();
+        }
     }
 
     /// Starts loading `path` (a file or folder) in the background.
     fn open(&mut self, path: &Path, requested_at: Instant) {
-        match self.viewer.session.target_for(path) {
-            Ok(file) => self.request(file, requested_at),
-            Err(message) => {
-                self.viewer.session.error = Some(message.clone());
-                self.viewer.notify(message, true);
-                self.frames_since_ready.get_or_insert(0);
-            }
+        let before = self.viewer.session.folder.as_ref().map(|f| f.dir.clone());
+        let proxy = self.proxy.clone();
+        let wake: listing::Wake = Arc::new(move || {
+            let _ = proxy.send_event(UserEvent::Listed);
+        });
+        match self.viewer.session.open_lazily(path, wake) {
+            Ok(Some(file)) => self.request(file, requested_at),
+            // A folder whose listing has no model yet: its first one opens when listed.
+            Ok(None) => self.first_listed_at = Some(requested_at),
+            Err(message) => self.open_failed(message),
         }
-        if path.is_dir() || crate::formats::vfs::is_archive(path) {
-            self.viewer.save_recent();
+        let relisted = self.viewer.session.folder.as_ref().is_some_and(|f| !f.complete);
+        if relisted || self.viewer.session.folder.as_ref().map(|f| f.dir.clone()) != before {
+            // Listed afresh: thumbnails look at the files' times again.
+            self.viewer.sheet.forget_keys();
+        }
+    }
+
+    fn open_failed(&mut self, message: String) {
+        self.viewer.session.error = Some(message.clone());
+        self.viewer.notify(message, true);
+        self.frames_since_ready.get_or_insert(0);
+    }
+
+    /// Takes what the folder listing found; opens a folder's first model once it is listed.
+    fn poll_listing(&mut self) {
+        match self.viewer.session.poll_listing() {
+            Some(Ok(file)) => {
+                let requested_at = self.first_listed_at.take().unwrap_or_else(Instant::now);
+                self.request(file, requested_at);
+                self.viewer.save_recent();
+            }
+            Some(Err(message)) => self.open_failed(message),
+            None => {}
         }
     }
 
@@ -595,6 +649,9 @@ impl App {
                 Action::Open(path) => self.open(&path, Instant::now()),
                 Action::Step(delta) => match self.viewer.session.step(delta) {
                     Some(file) => self.request(file, Instant::now()),
+                    None if self.viewer.session.folder.as_ref().is_some_and(|f| !f.complete) && delta > 0 => {
+                        self.viewer.notify("The folder is still being listed; more models are on their way", false);
+                    }
                     None if self.viewer.session.folder.is_some() => {
                         let filtered = self.viewer.session.folder.as_ref().is_some_and(|f| !f.filter.trim().is_empty());
                         let text = match (filtered, delta > 0) {
@@ -773,6 +830,7 @@ impl App {
 
     fn redraw(&mut self, event_loop: &ActiveEventLoop) {
         let frame_start = Instant::now();
+        self.poll_listing();
         self.apply_loaded();
         let now = Instant::now();
         let dt = now.duration_since(self.last_frame).as_secs_f32().min(0.25);
@@ -851,6 +909,7 @@ impl App {
             }
             self.options.screenshot = None;
             if self.options.exit {
+                Self::dump_tree(&self.options, &self.viewer.session);
                 event_loop.exit();
             }
         }
@@ -919,6 +978,11 @@ impl App {
 
     /// Benchmark mode: "PageDown", wrapping to the first model so any step count works.
     fn bench_press(&mut self, pressed_at: Instant) {
+        if self.viewer.session.folder.as_ref().is_some_and(|f| !f.complete) {
+            // Steps go through the whole tree: wait for it.
+            self.bench_press_at = Instant::now().checked_add(Duration::from_millis(20));
+            return;
+        }
         let next = self.viewer.session.step(1).or_else(|| {
             let folder = self.viewer.session.folder.as_mut()?;
             folder.current = None;
@@ -930,9 +994,21 @@ impl App {
         }
     }
 
+    /// `--dump-tree`: the folder tree as the window has it.
+    fn dump_tree(options: &ViewerOptions, session: &Session) {
+        let Some(path) = &options.dump_tree else { return };
+        let json = session.folder.as_ref().map(tree::dump).unwrap_or(serde_json::Value::Null);
+        let written =
+            serde_json::to_vec_pretty(&json).map_err(std::io::Error::other).and_then(|b| std::fs::write(path, b));
+        if let Err(e) = written {
+            eprintln!("mdview: could not write {}: {e}", path.display());
+        }
+    }
+
     /// Benchmark mode: record the time, then schedule the next "PageDown".
     fn bench_step(&mut self, timing: OpenTiming, event_loop: &ActiveEventLoop) {
-        let file = self.viewer.session.doc.as_ref().map(|d| file_name(&d.path)).unwrap_or_default();
+        // The path below the folder browsed: models of a tree share names (tris.md2).
+        let file = self.viewer.session.doc.as_ref().map(|d| self.viewer.shown_name(&d.path)).unwrap_or_default();
         let (vertices, triangles) = self.viewer.session.doc.as_ref().map(|d| d.counts()).unwrap_or((0, 0));
         println!(
             "open {file}: {vertices} vertices, {triangles} triangles, decode {:.1} ms, on screen {:.1} ms",
@@ -952,6 +1028,7 @@ impl App {
                 }
                 self.bench_left = None;
                 if self.options.exit {
+                    Self::dump_tree(&self.options, &self.viewer.session);
                     event_loop.exit();
                 }
             }
@@ -992,7 +1069,7 @@ impl ApplicationHandler<UserEvent> for App {
 
     fn user_event(&mut self, _event_loop: &ActiveEventLoop, event: UserEvent) {
         match event {
-            UserEvent::Loaded => {}
+            UserEvent::Loaded | UserEvent::Listed => {}
             UserEvent::Picked { path: Some(path), .. } => self.open(&path, Instant::now()),
             UserEvent::ExportPicked { path: Some(path), model, .. } => self.export(path, model),
             UserEvent::ExportPicked { path: None, elapsed, .. } => {
@@ -1040,6 +1117,7 @@ impl ApplicationHandler<UserEvent> for App {
         match event {
             WindowEvent::CloseRequested => {
                 self.viewer.save_recent();
+                Self::dump_tree(&self.options, &self.viewer.session);
                 event_loop.exit();
             }
             WindowEvent::Resized(size) => {

@@ -5,7 +5,7 @@
 use egui::{Color32, RichText, Ui};
 use glam::Mat4;
 
-use super::state::{Document, Folder};
+use super::state::Document;
 use super::viewport::FLAG_BITS;
 use super::{Action, Viewer, file_name};
 use crate::render::{SceneReport, TextureSource};
@@ -93,30 +93,44 @@ fn colour_by_flag_ui(ui: &mut Ui, selected: &mut Option<u32>) {
     });
 }
 
+/// Recent files and recent folders, side by side.
 fn recent_menu_ui(ui: &mut Ui, viewer: &mut Viewer) {
     ui.menu_button("Recent", |ui| {
         let recent = &viewer.session.recent;
         if recent.files.is_empty() && recent.folders.is_empty() {
             ui.weak("Nothing opened yet");
+            return;
         }
-        if !recent.files.is_empty() {
-            ui.weak("Files");
-        }
-        for path in &recent.files {
-            if ui.button(file_name(path)).on_hover_text(path.display().to_string()).clicked() {
-                viewer.actions.push(Action::Open(path.clone()));
-                ui.close();
-            }
-        }
-        if !recent.folders.is_empty() {
+        let mut open = None;
+        ui.horizontal_top(|ui| {
+            ui.vertical(|ui| {
+                ui.weak("Files");
+                if recent.files.is_empty() {
+                    ui.weak("none yet");
+                }
+                for path in &recent.files {
+                    if ui.button(file_name(path)).on_hover_text(path.display().to_string()).clicked() {
+                        open = Some(path.clone());
+                    }
+                }
+            });
             ui.separator();
-            ui.weak("Folders");
-        }
-        for path in &recent.folders {
-            if ui.button(format!("{}/", file_name(path))).on_hover_text(path.display().to_string()).clicked() {
-                viewer.actions.push(Action::Open(path.clone()));
-                ui.close();
-            }
+            ui.vertical(|ui| {
+                ui.weak("Folders");
+                if recent.folders.is_empty() {
+                    ui.weak("none yet");
+                }
+                for path in &recent.folders {
+                    let label = format!("{}/", file_name(path));
+                    if ui.button(label).on_hover_text(path.display().to_string()).clicked() {
+                        open = Some(path.clone());
+                    }
+                }
+            });
+        });
+        if let Some(path) = open {
+            viewer.actions.push(Action::Open(path));
+            ui.close();
         }
     });
 }
@@ -156,88 +170,6 @@ pub fn status_bar_ui(ui: &mut Ui, viewer: &mut Viewer) {
             }
         });
     });
-}
-
-/// The folder list with its filter, and the animations under each TPW model.
-pub fn files_ui(ui: &mut Ui, viewer: &mut Viewer) {
-    egui::Panel::left("files").resizable(true).default_size(230.0).show(ui, |ui| {
-        let Some(folder) = &mut viewer.session.folder else {
-            ui.add_space(6.0);
-            ui.heading("Folder");
-            ui.weak("Open a model or drop a folder or .wad archive onto the window to list its models here.");
-            return;
-        };
-        ui.add_space(4.0);
-        ui.horizontal(|ui| {
-            ui.heading("Folder");
-            ui.weak(plural(folder.entries.len(), "model"));
-        });
-        ui.label(RichText::new(folder_label(folder)).small()).on_hover_text(folder.dir.display().to_string());
-        ui.add(egui::TextEdit::singleline(&mut folder.filter).hint_text("Filter by name").desired_width(f32::INFINITY));
-        ui.weak("PageUp / PageDown: previous / next");
-        ui.separator();
-        let doc_path = viewer.session.doc.as_ref().map(|d| d.path.clone());
-        let playing_source = viewer
-            .session
-            .doc
-            .as_ref()
-            .and_then(|d| d.clip.and_then(|c| d.scene.clips.get(c)))
-            .and_then(|c| c.source.clone());
-        let visible = folder.visible();
-        if visible.is_empty() {
-            ui.weak("No model matches the filter.");
-        }
-        egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
-            // Archives list every directory: a heading for each, entries indented under it.
-            let mut shown_dir = String::new();
-            for index in visible {
-                let Some(entry) = folder.entries.get(index) else { continue };
-                let subdir = folder.subdir_of(&entry.path);
-                if subdir != shown_dir {
-                    ui.add_space(2.0);
-                    ui.label(RichText::new(format!("{subdir}/")).strong().small());
-                    shown_dir = subdir;
-                }
-                let indent = if shown_dir.is_empty() { 0.0 } else { 8.0 * (shown_dir.matches('/').count() + 1) as f32 };
-                let current = folder.current == Some(index);
-                let label = if entry.animations.is_empty() {
-                    entry.name.clone()
-                } else {
-                    format!("{}  ({} anim)", entry.name, entry.animations.len())
-                };
-                let response = ui
-                    .horizontal(|ui| {
-                        ui.add_space(indent);
-                        ui.selectable_label(current, label)
-                    })
-                    .inner;
-                if current && viewer.session.pending.is_none() {
-                    // Keep the current entry in view while stepping with the keyboard.
-                    if doc_path.as_ref().is_some_and(|p| folder.index_of(p) == Some(index)) {
-                        response.scroll_to_me(None);
-                    }
-                }
-                if response.clicked() && !current {
-                    viewer.actions.push(Action::Open(entry.path.clone()));
-                }
-                for anim in &entry.animations {
-                    let playing = playing_source.as_deref().is_some_and(|s| s == anim.as_path());
-                    ui.horizontal(|ui| {
-                        ui.add_space(16.0 + indent);
-                        let text = RichText::new(format!("↪ {}", file_name(anim))).small();
-                        if ui.selectable_label(playing && current, text).clicked() {
-                            viewer.actions.push(Action::Open(anim.clone()));
-                        }
-                    });
-                }
-            }
-        });
-    });
-}
-
-fn folder_label(folder: &Folder) -> String {
-    let name = file_name(&folder.dir);
-    if name.is_empty() { folder.dir.display().to_string() } else { format!("{name}/") }
 }
 
 /// The right panel: an error banner, then tabs.

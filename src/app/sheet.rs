@@ -1,8 +1,11 @@
-//! The "Sheet" view: the current folder's models as a scrollable grid of thumbnails, in place
-//! of the 3D viewport. Clicking a thumbnail opens that model in the 3D view.
+//! The "Sheet" view: every model of the folder tree as a scrollable grid of thumbnails, under
+//! a heading per sub-folder, in place of the 3D viewport; the models and their order are the
+//! tree's, as `mdview render DIR --sheet` has them. Clicking a thumbnail opens that model in
+//! the 3D view.
 //!
 //! Thumbnails are cached per file and modification time, so a model saved again is drawn
-//! again and an unchanged one never is. Models are decoded on rayon's pool; the UI thread
+//! again and an unchanged one never is. The times are read on rayon's pool, never by the UI
+//! thread, and read again every few seconds and whenever the folder is listed afresh. Models are decoded on rayon's pool; the UI thread
 //! draws the decoded ones with a renderer of its own ([`crate::render::sheet::render_thumbnail`],
 //! the same picture as a cell of `mdview render --sheet`) within a time budget per frame, so
 //! the window stays responsive while a big folder fills in.
@@ -22,6 +25,8 @@ pub const THUMBNAIL_PX: u32 = 160;
 const FRAME_BUDGET: Duration = Duration::from_millis(40);
 /// Thumbnails kept; the least recently shown go first beyond this (160² RGBA is 100 KiB).
 const CACHE_CAPACITY: usize = 1500;
+/// How long a file's modification time is trusted before it is read again.
+const KEY_REFRESH: Duration = Duration::from_secs(3);
 
 /// A model file as it was when its thumbnail was drawn.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -129,11 +134,23 @@ pub struct SheetView {
     decoded: Vec<(ThumbnailKey, Result<Scene, String>)>,
     renderer: Option<Renderer>,
     frame: u64,
+    /// Each file's key as last read, when it was read, and whether a read is on its way.
+    keys: HashMap<PathBuf, KnownKey>,
+    key_sender: mpsc::Sender<ThumbnailKey>,
+    key_receiver: mpsc::Receiver<ThumbnailKey>,
+}
+
+/// A file's [`ThumbnailKey`] as the sheet knows it.
+struct KnownKey {
+    key: Option<ThumbnailKey>,
+    read_at: Instant,
+    reading: bool,
 }
 
 impl Default for SheetView {
     fn default() -> Self {
         let (sender, receiver) = mpsc::channel();
+        let (key_sender, key_receiver) = mpsc::channel();
         Self {
             open: false,
             cache: ThumbnailCache::new(CACHE_CAPACITY),
@@ -143,6 +160,9 @@ impl Default for SheetView {
             decoded: Vec::new(),
             renderer: None,
             frame: 0,
+            keys: HashMap::new(),
+            key_sender,
+            key_receiver,
         }
     }
 }
@@ -150,13 +170,45 @@ impl Default for SheetView {
 impl SheetView {
     /// Whether thumbnails are still on their way (the window keeps redrawing until not).
     pub fn busy(&self) -> bool {
-        self.open && (self.cache.pending() > 0 || !self.wanted.is_empty())
+        self.open
+            && (self.cache.pending() > 0 || !self.wanted.is_empty() || self.keys.values().any(|k| k.key.is_none()))
+    }
+
+    /// Forgets the files' times, so that each is read again (a folder listed afresh).
+    pub fn forget_keys(&mut self) {
+        self.keys.clear();
+    }
+
+    /// The key of `path` as last read; asks for it to be read (again) off the UI thread when
+    /// unknown or older than [`KEY_REFRESH`]. `None` until first read.
+    fn key_for(&mut self, path: &Path) -> Option<ThumbnailKey> {
+        let known = self.keys.entry(path.to_path_buf()).or_insert_with(|| KnownKey {
+            key: None,
+            read_at: Instant::now(),
+            reading: false,
+        });
+        if !known.reading && (known.key.is_none() || known.read_at.elapsed() > KEY_REFRESH) {
+            known.reading = true;
+            let sender = self.key_sender.clone();
+            let path = path.to_path_buf();
+            rayon::spawn(move || {
+                let _ = sender.send(ThumbnailKey::of(&path));
+            });
+        }
+        known.key.clone()
     }
 
     /// After the UI pass: starts decoding what it asked for, and draws decoded models into
     /// thumbnails until the frame's budget is spent.
     pub fn pump(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, sample_count: u32, ctx: &egui::Context) {
         self.frame += 1;
+        for key in self.key_receiver.try_iter() {
+            if let Some(known) = self.keys.get_mut(&key.path) {
+                known.read_at = Instant::now();
+                known.reading = false;
+                known.key = Some(key);
+            }
+        }
         if !self.open {
             return;
         }
@@ -199,7 +251,35 @@ impl SheetView {
     }
 }
 
-/// The central area in sheet mode: the folder's visible models as a grid of thumbnails.
+/// One band of the sheet: a folder's heading, or a row of its thumbnails.
+enum Band {
+    Heading(String),
+    Cells(Vec<usize>),
+}
+
+/// The bands for the entries the filter shows: a heading where the folder changes, then the
+/// folder's thumbnails `columns` to a row.
+fn bands(folder: &super::state::Folder, columns: usize) -> Vec<Band> {
+    let mut bands = Vec::new();
+    let mut shown: Option<&str> = None;
+    for index in folder.visible() {
+        let Some(entry) = folder.entries.get(index) else { continue };
+        if shown != Some(entry.folder.as_str()) {
+            let root = super::file_name(&folder.dir);
+            let heading = if entry.folder.is_empty() { format!("{root}/") } else { format!("{}/", entry.folder) };
+            bands.push(Band::Heading(heading));
+            shown = Some(entry.folder.as_str());
+        }
+        match bands.last_mut() {
+            Some(Band::Cells(row)) if row.len() < columns => row.push(index),
+            _ => bands.push(Band::Cells(vec![index])),
+        }
+    }
+    bands
+}
+
+/// The central area in sheet mode: the folder's visible models as a grid of thumbnails, under
+/// a heading per folder. Only the bands in view are drawn.
 pub fn sheet_ui(ui: &mut egui::Ui, viewer: &mut super::Viewer) {
     use egui::{Color32, RichText, Sense, Vec2};
     egui::CentralPanel::default().show(ui, |ui| {
@@ -207,82 +287,103 @@ pub fn sheet_ui(ui: &mut egui::Ui, viewer: &mut super::Viewer) {
             ui.weak("Open a folder to see its models as a sheet.");
             return;
         };
-        let entries: Vec<(PathBuf, String)> = folder
-            .visible()
-            .into_iter()
-            .filter_map(|i| folder.entries.get(i))
-            .map(|e| (e.path.clone(), e.name.clone()))
-            .collect();
         let current = viewer.session.doc.as_ref().map(|d| d.path.clone());
         let ppp = ui.ctx().pixels_per_point();
         let side = THUMBNAIL_PX as f32 / ppp;
         let label_height = ui.text_style_height(&egui::TextStyle::Small) + 4.0;
+        let heading_height = ui.text_style_height(&egui::TextStyle::Body) + 8.0;
         let spacing = ui.spacing().item_spacing;
         let columns = (((ui.available_width() + spacing.x) / (side + spacing.x)).floor() as usize).max(1);
-        let rows = entries.len().div_ceil(columns);
+        let bands = bands(folder, columns);
+        if bands.is_empty() {
+            ui.weak(if folder.complete { "No model matches the filter." } else { "Listing…" });
+            return;
+        }
+        let cell_height = side + label_height + spacing.y;
+        let tops: Vec<f32> = bands
+            .iter()
+            .scan(0.0, |y, band| {
+                let top = *y;
+                *y += match band {
+                    Band::Heading(_) => heading_height,
+                    Band::Cells(_) => cell_height,
+                };
+                Some(top)
+            })
+            .collect();
+        let total = tops.last().copied().unwrap_or(0.0) + cell_height;
+        let entries = &folder.entries;
         let sheet = &mut viewer.sheet;
         let frame = sheet.frame;
         let mut open = None;
-        egui::ScrollArea::vertical().auto_shrink([false, false]).show_rows(
-            ui,
-            side + label_height,
-            rows,
-            |ui, shown| {
-                for row in shown {
-                    ui.horizontal(|ui| {
-                        for (path, name) in entries.iter().skip(row * columns).take(columns) {
-                            let key = ThumbnailKey::of(path);
-                            let (rect, response) =
-                                ui.allocate_exact_size(Vec2::new(side, side + label_height), Sense::click());
-                            let picture = egui::Rect::from_min_size(rect.min, Vec2::splat(side));
-                            let painter = ui.painter_at(rect);
-                            match sheet.cache.get(&key, frame) {
-                                Some(Thumbnail::Ready(texture)) => {
-                                    let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
-                                    painter.image(texture.id(), picture, uv, Color32::WHITE);
-                                }
-                                Some(Thumbnail::Failed(message)) => {
-                                    painter.rect_filled(picture, 2.0, Color32::from_rgb(60, 20, 20));
-                                    let galley = painter.layout(
-                                        message.clone(),
-                                        egui::FontId::proportional(10.0),
-                                        Color32::from_rgb(255, 110, 100),
-                                        side - 8.0,
-                                    );
-                                    painter.galley(picture.min + Vec2::splat(4.0), galley, Color32::WHITE);
-                                }
-                                Some(Thumbnail::Pending) | None => {
-                                    painter.rect_filled(picture, 2.0, Color32::from_gray(45));
-                                    egui::Spinner::new().paint_at(
-                                        ui,
-                                        egui::Rect::from_center_size(picture.center(), Vec2::splat(20.0)),
-                                    );
-                                    sheet.wanted.push(key);
-                                }
-                            }
-                            let selected = current.as_deref() == Some(path.as_path());
-                            if selected || response.hovered() {
-                                let colour =
-                                    if selected { Color32::from_rgb(90, 160, 255) } else { Color32::from_gray(160) };
-                                painter.rect_stroke(
-                                    picture,
-                                    2.0,
-                                    egui::Stroke::new(2.0, colour),
-                                    egui::StrokeKind::Inside,
-                                );
-                            }
-                            let text = RichText::new(name).small();
-                            let label_rect =
-                                egui::Rect::from_min_size(picture.left_bottom(), Vec2::new(side, label_height));
-                            ui.put(label_rect, egui::Label::new(text).truncate());
-                            if response.on_hover_text(path.display().to_string()).clicked() {
-                                open = Some(path.clone());
+        egui::ScrollArea::vertical().auto_shrink([false, false]).show_viewport(ui, |ui, viewport| {
+            ui.set_height(total);
+            let origin = ui.max_rect().min;
+            let width = ui.max_rect().width();
+            for (band, top) in bands.iter().zip(&tops) {
+                let height = match band {
+                    Band::Heading(_) => heading_height,
+                    Band::Cells(_) => cell_height,
+                };
+                if *top + height < viewport.min.y || *top > viewport.max.y {
+                    continue;
+                }
+                let rect = egui::Rect::from_min_size(origin + Vec2::new(0.0, *top), Vec2::new(width, height));
+                let cells = match band {
+                    Band::Heading(text) => {
+                        let text = RichText::new(text).strong();
+                        ui.put(rect, egui::Label::new(text).truncate().halign(egui::Align::LEFT));
+                        continue;
+                    }
+                    Band::Cells(cells) => cells,
+                };
+                for (column, index) in cells.iter().enumerate() {
+                    let Some(entry) = entries.get(*index) else { continue };
+                    let path = &entry.path;
+                    let min = rect.min + Vec2::new(column as f32 * (side + spacing.x), 0.0);
+                    let cell = egui::Rect::from_min_size(min, Vec2::new(side, side + label_height));
+                    let response = ui.interact(cell, ui.scope_id().with(("sheet cell", *index)), Sense::click());
+                    let picture = egui::Rect::from_min_size(cell.min, Vec2::splat(side));
+                    let painter = ui.painter_at(cell);
+                    let key = sheet.key_for(path);
+                    let thumbnail = key.as_ref().and_then(|k| sheet.cache.get(k, frame));
+                    match thumbnail {
+                        Some(Thumbnail::Ready(texture)) => {
+                            let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
+                            painter.image(texture.id(), picture, uv, Color32::WHITE);
+                        }
+                        Some(Thumbnail::Failed(message)) => {
+                            painter.rect_filled(picture, 2.0, Color32::from_rgb(60, 20, 20));
+                            let galley = painter.layout(
+                                message.clone(),
+                                egui::FontId::proportional(10.0),
+                                Color32::from_rgb(255, 110, 100),
+                                side - 8.0,
+                            );
+                            painter.galley(picture.min + Vec2::splat(4.0), galley, Color32::WHITE);
+                        }
+                        Some(Thumbnail::Pending) | None => {
+                            painter.rect_filled(picture, 2.0, Color32::from_gray(45));
+                            egui::Spinner::new()
+                                .paint_at(ui, egui::Rect::from_center_size(picture.center(), Vec2::splat(20.0)));
+                            if let Some(key) = key {
+                                sheet.wanted.push(key);
                             }
                         }
-                    });
+                    }
+                    let selected = current.as_deref() == Some(path.as_path());
+                    if selected || response.hovered() {
+                        let colour = if selected { Color32::from_rgb(90, 160, 255) } else { Color32::from_gray(160) };
+                        painter.rect_stroke(picture, 2.0, egui::Stroke::new(2.0, colour), egui::StrokeKind::Inside);
+                    }
+                    let label_rect = egui::Rect::from_min_size(picture.left_bottom(), Vec2::new(side, label_height));
+                    ui.put(label_rect, egui::Label::new(RichText::new(&entry.name).small()).truncate());
+                    if response.on_hover_text(entry.relative_path()).clicked() {
+                        open = Some(path.clone());
+                    }
                 }
-            },
-        );
+            }
+        });
         if let Some(path) = open {
             viewer.sheet.open = false;
             viewer.actions.push(super::Action::Open(path));

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::listing::{TreeListing, Wake};
 use super::loader::Loaded;
-use crate::formats::{group_models, is_model_file};
+use crate::formats::group_models;
 use crate::info::Summary;
 use crate::scene::{Scene, anim::Pose};
 
@@ -15,77 +16,149 @@ fn name_of(path: &Path) -> String {
     path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
-/// One model in the folder list; TPW animation files (`<base>M<n>.md2`) hang under their base.
+/// One model in the folder tree; TPW animation files (`<base>M<n>.md2`) hang under their base.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FolderEntry {
     pub path: PathBuf,
     pub name: String,
     /// Sibling animation files, sorted by their number.
     pub animations: Vec<PathBuf>,
+    /// The folder it is in, below the browsed folder, `/`-separated (`""` at its top).
+    pub folder: String,
 }
 
-/// The models of one folder, in name order, with a filter and the current position.
-#[derive(Debug, Clone, Default)]
+impl FolderEntry {
+    /// Its path below the browsed folder (`players/male/tris.md2`), which the filter searches.
+    pub fn relative_path(&self) -> String {
+        if self.folder.is_empty() { self.name.clone() } else { format!("{}/{}", self.folder, self.name) }
+    }
+}
+
+/// The models under one folder, at any depth, as a tree in display order
+/// ([`crate::formats::listing`]: each folder's own models, then its sub-folders and archives
+/// by name), with a filter and the current position. A folder browsed in the viewer is
+/// listed in the background ([`Folder::browse`]) and fills in folder by folder.
+#[derive(Debug, Default)]
 pub struct Folder {
     pub dir: PathBuf,
     pub entries: Vec<FolderEntry>,
-    /// Case-insensitive substring that limits which entries are shown and stepped through.
+    /// Case-insensitive substring of the path below `dir` that limits which entries are
+    /// shown and stepped through.
     pub filter: String,
     /// Index into `entries` of the model on screen (or being loaded).
     pub current: Option<usize>,
+    /// Whether the whole tree is listed (a browsed folder fills in as it is listed).
+    pub complete: bool,
+    /// What could not be listed, by the folder it is in (below `dir`).
+    pub problems: Vec<(String, String)>,
+    /// Why `dir` itself could not be listed.
+    pub error: Option<String>,
+    /// The model to mark current once the listing reaches it.
+    wanted: Option<PathBuf>,
+    listing: Option<TreeListing>,
 }
 
 impl Folder {
-    /// Lists the model files of `dir` (not recursive). A `.wad` archive is listed whole, every
-    /// directory in it, as a tree (entries sorted by directory, then name).
+    /// Lists every model under `dir` now, at any depth (a `.wad` archive is a folder, and so
+    /// is each archive inside `dir`).
     pub fn scan(dir: &Path) -> std::io::Result<Folder> {
-        if crate::formats::vfs::is_archive(dir) {
-            crate::formats::vfs::archive(dir)?;
-            let mut files = Vec::new();
-            let mut dirs = vec![dir.to_path_buf()];
-            while let Some(inner) = dirs.pop() {
-                files.extend(crate::formats::vfs::list_files(&inner));
-                dirs.extend(crate::formats::vfs::list_dirs(&inner));
-            }
-            return Ok(Folder::from_files(dir, files));
-        }
-        let files = std::fs::read_dir(dir)?
-            .filter_map(|e| e.ok())
-            .map(|e| e.path())
-            .filter(|p| p.is_file() && is_model_file(p))
-            .collect();
-        Ok(Folder::from_files(dir, files))
+        let listed = crate::formats::listing::list(dir)?;
+        let mut folder = Folder { dir: dir.to_path_buf(), complete: true, ..Folder::default() };
+        folder.add(listed);
+        Ok(folder)
     }
 
-    /// The directory of `path` inside this folder (`""` at its top), for archives shown as trees.
+    /// Starts listing `dir` in the background: the folder is empty at first and fills in as
+    /// [`Folder::poll`] takes what the listing found; `wake` is called when there is some.
+    pub fn browse(dir: &Path, wake: Option<Wake>) -> Folder {
+        Folder { dir: dir.to_path_buf(), listing: Some(TreeListing::start(dir, wake)), ..Folder::default() }
+    }
+
+    /// Takes what the background listing found since the last call; whether anything changed.
+    pub fn poll(&mut self) -> bool {
+        let Some(listing) = &self.listing else { return false };
+        let polled = listing.poll();
+        let changed = !polled.folders.is_empty() || polled.finished.is_some();
+        self.add(polled.folders);
+        if let Some(finished) = polled.finished {
+            self.complete = true;
+            self.error = finished.err();
+            self.listing = None;
+        }
+        changed
+    }
+
+    /// Waits for the background listing to end (tests and scripted runs).
+    pub fn wait(&mut self) {
+        if let Some(listing) = self.listing.take() {
+            let polled = listing.wait();
+            self.add(polled.folders);
+            self.complete = true;
+            self.error = polled.finished.and_then(Result::err);
+        }
+    }
+
+    fn add(&mut self, folders: Vec<crate::formats::listing::ListedFolder>) {
+        for listed in folders {
+            self.problems.extend(listed.problems.into_iter().map(|p| (listed.relative.clone(), p)));
+            self.entries.extend(listed.models.into_iter().map(|group| FolderEntry {
+                name: name_of(&group.model),
+                path: group.model,
+                animations: group.animations,
+                folder: listed.relative.clone(),
+            }));
+        }
+        if self.current.is_none()
+            && let Some(wanted) = self.wanted.clone()
+        {
+            self.current = self.index_of(&wanted);
+            if self.current.is_some() {
+                self.wanted = None;
+            }
+        }
+    }
+
+    /// The directory of `path` inside this folder (`""` at its top), `/`-separated.
     pub fn subdir_of(&self, path: &Path) -> String {
         path.strip_prefix(&self.dir)
             .ok()
             .and_then(Path::parent)
-            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .map(|p| p.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
             .unwrap_or_default()
     }
 
-    /// Groups `files` into entries: an animation file whose base model is among `files` goes
-    /// under that model; an animation without its base stays a normal entry so it can still be
-    /// opened (and reports what it needs).
+    /// Groups `files` (anywhere under `dir`) into entries, in the tree's order: an animation
+    /// file whose base model is beside it goes under that model; an animation without its
+    /// base stays a normal entry so it can still be opened (and reports what it needs).
     pub fn from_files(dir: &Path, files: Vec<PathBuf>) -> Folder {
+        let mut folder = Folder { dir: dir.to_path_buf(), complete: true, ..Folder::default() };
         let mut entries: Vec<FolderEntry> = group_models(files)
             .into_iter()
-            .map(|group| FolderEntry { name: name_of(&group.model), path: group.model, animations: group.animations })
+            .map(|group| FolderEntry {
+                name: name_of(&group.model),
+                folder: folder.subdir_of(&group.model),
+                path: group.model,
+                animations: group.animations,
+            })
             .collect();
-        // By directory first, so an archive's tree lists (and steps) one directory at a time.
-        let subdir = |p: &Path| p.parent().map(|d| d.to_string_lossy().to_lowercase()).unwrap_or_default();
-        entries.sort_by_key(|e| subdir(&e.path));
-        Folder { dir: dir.to_path_buf(), entries, filter: String::new(), current: None }
+        // A folder's own models (already in name order) before its sub-folders'.
+        entries.sort_by_cached_key(|e| {
+            let mut key: Vec<(u8, String)> =
+                e.folder.split('/').filter(|c| !c.is_empty()).map(|c| (1, c.to_lowercase())).collect();
+            key.push((0, String::new()));
+            key
+        });
+        folder.entries = entries;
+        folder
     }
 
-    /// Whether entry `index` passes the filter.
+    /// Whether entry `index` passes the filter: a fragment of its path below the folder
+    /// (`/` or `\` between folders), or of one of its animations' names.
     pub fn matches(&self, index: usize) -> bool {
         let Some(entry) = self.entries.get(index) else { return false };
-        let needle = self.filter.trim().to_lowercase();
+        let needle = self.filter.trim().replace('\\', "/").to_lowercase();
         needle.is_empty()
-            || entry.name.to_lowercase().contains(&needle)
+            || entry.relative_path().to_lowercase().contains(&needle)
             || entry.animations.iter().any(|a| name_of(a).to_lowercase().contains(&needle))
     }
 
@@ -117,10 +190,15 @@ impl Folder {
         visible.get(target).copied()
     }
 
-    /// The entry holding `path`, as the model itself or as one of its animations.
+    /// The entry holding `path`, as the model itself or as one of its animations: the same
+    /// path, else (rarely: a path spelled another way) the same file on disk.
     pub fn index_of(&self, path: &Path) -> Option<usize> {
-        let same = |p: &Path| p == path || p.file_name() == path.file_name() && same_file(p, path);
-        self.entries.iter().position(|e| same(&e.path) || e.animations.iter().any(|a| same(a)))
+        let holds =
+            |e: &FolderEntry, same: &dyn Fn(&Path) -> bool| same(&e.path) || e.animations.iter().any(|a| same(a));
+        self.entries.iter().position(|e| holds(e, &|p| p == path)).or_else(|| {
+            let same = |p: &Path| p.file_name() == path.file_name() && same_file(p, path);
+            self.entries.iter().position(|e| holds(e, &same))
+        })
     }
 
     pub fn current_entry(&self) -> Option<&FolderEntry> {
@@ -408,6 +486,12 @@ impl Recent {
         }
     }
 
+    /// Remembers a file opened from the folder `root` browsed, and that folder.
+    pub fn add_browsed_file(&mut self, path: &Path, root: &Path) {
+        push_front(&mut self.files, absolute(path));
+        push_front(&mut self.folders, absolute(root));
+    }
+
     /// Remembers a browsed folder.
     pub fn add_folder(&mut self, dir: &Path) {
         push_front(&mut self.folders, absolute(dir));
@@ -519,48 +603,113 @@ pub struct Session {
     pub error: Option<String>,
     /// The request in flight: its id and path.
     pub pending: Option<(u64, PathBuf)>,
+    /// A folder was opened while its listing had no model yet: its first model opens when
+    /// one arrives ([`Session::poll_listing`]).
+    pub open_first_listed: bool,
 }
 
 impl Session {
-    /// Works out which file to load for `path`: a folder is browsed from its first model; a
-    /// file is loaded with its folder listed around it. An animation file opens its base model
+    /// Works out which file to load for `path`: a folder is listed whole (every model under it)
+    /// and browsed from its first model; a file is loaded with its folder listed around it,
+    /// unless the folder browsed already holds it. An animation file opens its base model
     /// (playing that animation) when the base is beside it. Errors are for the UI.
     pub fn target_for(&mut self, path: &Path) -> Result<PathBuf, String> {
+        match self.target(path, None)? {
+            Some(file) => Ok(file),
+            None => self.first_listed().unwrap_or_else(|| Err(format!("{}: still listing", path.display()))),
+        }
+    }
+
+    /// As [`Session::target_for`], listing folders in the background (the viewer): `None`
+    /// while a folder's listing has no model yet, whose first model [`Session::poll_listing`]
+    /// then gives.
+    pub fn open_lazily(&mut self, path: &Path, wake: Wake) -> Result<Option<PathBuf>, String> {
+        self.target(path, Some(wake))
+    }
+
+    /// Takes what the background listing found; when the folder was just opened, its first
+    /// model once listed (or, when the listing ends with none, why there is nothing to open).
+    pub fn poll_listing(&mut self) -> Option<Result<PathBuf, String>> {
+        self.folder.as_mut()?.poll();
+        self.first_listed()
+    }
+
+    fn target(&mut self, path: &Path, lazy: Option<Wake>) -> Result<Option<PathBuf>, String> {
+        self.open_first_listed = false;
         // A `.wad` archive is browsed like a folder; a member of one lists the whole archive.
         if path.is_dir() || crate::formats::vfs::is_archive(path) {
-            let folder = Folder::scan(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let first = folder.visible().first().copied();
-            let Some(first) = first.and_then(|i| folder.entries.get(i)).map(|e| e.path.clone()) else {
-                return Err(format!(
-                    "{}: no models here (looking for .{})",
-                    path.display(),
-                    crate::formats::MODEL_EXTENSIONS.join(", .")
-                ));
+            let folder = match lazy {
+                Some(wake) => Folder::browse(path, Some(wake)),
+                None => Folder::scan(path).map_err(|e| format!("{}: {e}", path.display()))?,
             };
-            self.recent.add_folder(path);
             self.folder = Some(folder);
-            self.set_current(&first);
-            return Ok(first);
+            self.open_first_listed = true;
+            return match self.first_listed() {
+                Some(Ok(first)) => Ok(Some(first)),
+                Some(Err(e)) => Err(e),
+                None => Ok(None),
+            };
         }
         if !crate::formats::vfs::is_file(path) {
             return Err(format!("{}: no such file", path.display()));
         }
-        let dir = match (crate::formats::wad::path::split_member_path(path), path.parent()) {
-            (Some(member), _) => member.archive,
-            (None, Some(d)) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let same_dir = self.folder.as_ref().is_some_and(|f| f.dir == dir);
-        if !same_dir {
-            self.folder = Folder::scan(&dir).ok();
+        let in_folder = self
+            .folder
+            .as_ref()
+            .is_some_and(|f| f.entries.iter().any(|e| e.path == path || e.animations.iter().any(|a| a == path)));
+        if !in_folder {
+            let dir = match (crate::formats::wad::path::split_member_path(path), path.parent()) {
+                (Some(member), _) => member.archive,
+                (None, Some(d)) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            // The folder still being listed may not have reached the file yet; a listed one
+            // that lacks it is listed again (the file is new).
+            let listing_it = self.folder.as_ref().is_some_and(|f| f.dir == dir && !f.complete);
+            if !listing_it {
+                self.folder = match lazy {
+                    Some(wake) => Some(Folder::browse(&dir, Some(wake))),
+                    None => Folder::scan(&dir).ok(),
+                };
+            }
         }
         self.set_current(path);
-        Ok(path.to_path_buf())
+        Ok(Some(path.to_path_buf()))
+    }
+
+    /// The first model of a folder just opened, once the listing has one; why there is none
+    /// once the listing has ended without one.
+    fn first_listed(&mut self) -> Option<Result<PathBuf, String>> {
+        if !self.open_first_listed {
+            return None;
+        }
+        let folder = self.folder.as_mut()?;
+        if let Some(first) = folder.visible().first().copied()
+            && let Some(path) = folder.entries.get(first).map(|e| e.path.clone())
+        {
+            folder.current = Some(first);
+            self.open_first_listed = false;
+            self.recent.add_folder(&folder.dir);
+            return Some(Ok(path));
+        }
+        if !folder.complete {
+            return None;
+        }
+        self.open_first_listed = false;
+        let why = folder.error.clone().unwrap_or_else(|| {
+            format!(
+                "{}: no models here or in any folder below (looking for .{})",
+                folder.dir.display(),
+                crate::formats::MODEL_EXTENSIONS.join(", .")
+            )
+        });
+        Some(Err(why))
     }
 
     fn set_current(&mut self, path: &Path) {
         if let Some(folder) = &mut self.folder {
             folder.current = folder.index_of(path);
+            folder.wanted = folder.current.is_none().then(|| path.to_path_buf());
         }
     }
 
@@ -605,7 +754,14 @@ impl Session {
                 let previous = self.doc.take().filter(|d| loaded.reopen && d.path == loaded.path);
                 let mut doc = Document::new(loaded.path, scene, summary);
                 let Some(previous) = previous else {
-                    self.recent.add_file(&doc.path);
+                    // A model of the folder browsed: that folder is the one to reopen, not
+                    // the sub-folder the model sits in.
+                    let browsed =
+                        self.folder.as_ref().filter(|f| f.index_of(&doc.path).is_some()).map(|f| f.dir.clone());
+                    match browsed {
+                        Some(root) => self.recent.add_browsed_file(&doc.path, &root),
+                        None => self.recent.add_file(&doc.path),
+                    }
                     self.doc = Some(doc);
                     return Applied::Opened;
                 };
@@ -633,6 +789,7 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::is_model_file;
 
     #[test]
     fn model_extensions_are_case_insensitive() {

@@ -8,6 +8,7 @@
 pub mod assets;
 pub mod error;
 pub mod frame_clips;
+pub mod listing;
 pub mod m2;
 pub mod mdr;
 pub mod quake2;

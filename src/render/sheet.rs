@@ -153,14 +153,11 @@ pub fn grid(count: usize, columns: Option<u32>) -> (u32, u32) {
     (columns, count.div_ceil(columns))
 }
 
-/// The models under `dir` (recursively), one per model as [`formats::group_models`] groups
-/// them (a TPW animation file goes with its base model and gets no cell), sorted by path so
-/// each folder's models stay together.
+/// The models under `dir` at any depth, in the order the viewer's tree and sheet view show
+/// them ([`formats::listing`]): one per model (a TPW animation file goes with its base model
+/// and gets no cell), each folder's own models before its sub-folders'.
 pub fn models_under(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut models: Vec<PathBuf> =
-        formats::group_models(crate::scan::model_files(dir)?).into_iter().map(|g| g.model).collect();
-    models.sort_by_key(|p| (p.to_string_lossy().to_lowercase(), p.clone()));
-    Ok(models)
+    Ok(formats::listing::models_under(dir)?.into_iter().map(|g| g.model).collect())
 }
 
 /// Sheet items for `paths`, labelled with their path below `root` (`/`-separated).
@@ -388,12 +385,16 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("mdview-sheet-models-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("sub")).unwrap();
+        // The animations as TPW animation files (grouping reads their headers).
+        let clip = crate::formats::tpw::writer::AnimFile::default().to_bytes();
         for name in ["gate.MD2", "gateM1.MD2", "lonelyM1.md2", "sub/gateM2.md2", "tank.m2", "notes.txt"] {
-            std::fs::write(dir.join(name), b"x").unwrap();
+            std::fs::write(dir.join(name), if name.contains("M1") || name.contains("M2.") { &clip[..] } else { b"x" })
+                .unwrap();
         }
         let names: Vec<String> = items_below(&dir, models_under(&dir).unwrap()).into_iter().map(|i| i.label).collect();
-        // gateM1 hangs under gate; lonelyM1 and sub/gateM2 have no base beside them.
-        assert_eq!(names, ["gate.MD2", "lonelyM1.md2", "sub/gateM2.md2", "tank.m2"]);
+        // gateM1 hangs under gate; lonelyM1 and sub/gateM2 have no base beside them. The
+        // folder's own models come before its sub-folder's.
+        assert_eq!(names, ["gate.MD2", "lonelyM1.md2", "tank.m2", "sub/gateM2.md2"]);
         std::fs::remove_dir_all(&dir).ok();
     }
 
