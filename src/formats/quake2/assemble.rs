@@ -17,6 +17,7 @@ use crate::scene::{
 
 /// Builds the scene: one mesh node, render vertices from unique (vertex, st) pairs, a material
 /// per skin (the first one used), and one clip per frame group (frames shared, not copied).
+#[inline]
 pub(super) fn build_scene(layout: &Layout, skins: Vec<String>, frames: SceneFrames, bytes: SharedBytes) -> Scene {
     let h = &layout.header;
     let mut scene = Scene::new(FormatKind::Quake2Md2, SceneKind::Mesh);

@@ -59,7 +59,6 @@ fn field_masks(field: &[u8; 16]) -> (u32, u32) {
 
 /// `masks[n]` keeps the low `n` bytes of a 16-byte word, for [`clip_key`]: a table look-up
 /// instead of a 128-bit shift by a variable amount, which was most of that function's cost.
-#[inline]
 pub(super) fn clip_masks() -> [u128; 17] {
     std::array::from_fn(|kept| u128::MAX.checked_shr(128 - 8 * kept as u32).unwrap_or(0))
 }
@@ -87,6 +86,7 @@ pub(super) fn clip_key(field: &[u8; 16], (length, kept): (usize, usize), masks: 
 /// the joined text also needs every name to start and end on a character boundary; otherwise
 /// each name is made valid on its own (lossy).
 /// Returns whether the names were kept as stored.
+#[inline]
 pub(super) fn set_frame_names(table: &mut FrameTable, name_bytes: Vec<u8>) -> bool {
     // In ASCII text, the usual case, every place is a character boundary.
     let whole_names = |text: &String| {

@@ -63,6 +63,7 @@ pub(super) fn frame_parts<'a>(
 /// Reads the frame block: every frame's scale and translate (in scene axes, each checked to be
 /// finite), its name and the clip runs the names make, and a warning for each frame naming a
 /// normal past the table. The packed vertices stay in the file's bytes.
+#[inline]
 pub(super) fn decode_frames(r: &Reader, layout: &Layout, warnings: &mut Vec<String>) -> DecodeResult<SceneFrames> {
     let table = &layout.frame_table;
     let count_frames = table.count as usize;

@@ -27,6 +27,7 @@ pub struct Header {
 
 /// Reads the header, failing on a value the game would refuse; an `ofs_end` short of the file
 /// and a skin size of 0 are warnings.
+#[inline]
 pub(super) fn read_header(r: &Reader, warnings: &mut Vec<String>) -> DecodeResult<Header> {
     let magic = r.bytes(0, 4, "ident")?;
     if magic != MAGIC {

@@ -93,6 +93,7 @@ pub(super) enum KeepCommands {
 
 /// Reads the header, the skin names, the texture coordinates and triangles (every index
 /// checked) and the frame table's place, and walks the command list.
+#[inline]
 pub(super) fn read_layout<'a>(r: &Reader<'a>, keep: KeepCommands) -> DecodeResult<Layout<'a>> {
     let mut warnings = Vec::new();
     let h = read_header(r, &mut warnings)?;

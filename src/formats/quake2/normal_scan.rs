@@ -123,7 +123,6 @@ fn unaligned_normal_scan(block: &[u8], stride: usize, count: usize, vertex_bytes
 }
 
 /// A frame's packed vertices: `vertex_bytes` after its 40-byte header.
-#[inline]
 pub(super) fn frame_records(frame: &[u8], vertex_bytes: usize) -> Option<&[u8]> {
     let header = FRAME_HEADER_SIZE as usize;
     frame.get(header..header.saturating_add(vertex_bytes))
@@ -131,7 +130,6 @@ pub(super) fn frame_records(frame: &[u8], vertex_bytes: usize) -> Option<&[u8]> 
 
 /// Whether one frame's packed vertices (4-byte records, normal index in byte 3) name a normal
 /// past the table; run per frame only once [`any_normal_past_table`] found one.
-#[inline]
 pub(super) fn has_normal_past_table(records: &[u8]) -> bool {
     records.chunks_exact(4).any(|record| record.get(3) >= Some(&FIRST_BAD_NORMAL))
 }

@@ -21,6 +21,7 @@ pub(super) struct RenderVertices {
 
 /// Pairs the corners of the triangle records (indices checked with the layout) into render
 /// vertices; `texel` is one over the skin's size in pixels.
+#[inline]
 pub(super) fn render_vertices(
     st_records: &[[u8; 4]],
     triangle_records: &[[u8; 12]],
