@@ -12,13 +12,13 @@
 //!
 //! mimalloc 0.1.52 (mimalloc v3) as the `#[global_allocator]` of the binary (B) against these
 //! settings (A), on the same build otherwise, A and B alternating run by run. The machine has
-//! 2 cores shared with other compiles (`uptime` load 4.5 to 9.7 throughout), so wall times
+//! 2 cores shared with other compiles (`uptime` load 4 to 9.7 throughout), so wall times
 //! vary by up to 2x between runs; CPU times less. The models are 2,300 synthetic TPW models
 //! (`cargo run --release --example synthetic_park -- DIR`) and the corpus.
 //!
 //! | pattern (runs of each) | A: glibc, these settings | B: mimalloc |
 //! | --- | --- | --- |
-//! | sheet, `mdview render DIR --sheet S.png` on lavapipe (3) | user+sys 11.35–11.59 s; peak 821 MiB, 127–138 MiB at the end | 11.24–12.41 s; peak 871–875 MiB, 242–856 MiB at the end |
+//! | sheet, `mdview render DIR --sheet S.png` on lavapipe (5) | user+sys median 11.59 s (min 11.35), wall median 23.3 s; peak 821 MiB, 120–138 MiB at the end | median 12.41 s (min 11.24), wall median 26.9 s; peak 870–875 MiB, 242–856 MiB at the end (four runs of five over 750) |
 //! | `mdview scan DIR` (3) | 0.38–0.57 s, 27 MiB peak | 0.38–0.42 s, 46 MiB peak |
 //! | `mdview export DIR -o OUT` (8) | user+sys median 3.77 s (min 2.44), wall median 7.4 s; peak 13 MiB | median 3.02 s (min 1.92), wall median 6.3 s; peak 44–50 MiB |
 //! | stepping the park, `cargo bench --bench heap -- DIR 1` (3) | median open 663–673 µs; 4.9 MiB held after | 596–602 µs; 22–23 MiB held after |
