@@ -116,7 +116,7 @@ pub fn write(scene: &Scene, path: &Path) -> Result<Vec<String>> {
     write_with(scene, path, PointerAnimation::Write)
 }
 
-/// As [`write`], with material animation as `pointers` says.
+/// As [`write()`], with material animation as `pointers` says.
 pub fn write_with(scene: &Scene, path: &Path, pointers: PointerAnimation) -> Result<Vec<String>> {
     let doc = build_with(scene, pointers)?;
     let is_glb = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("glb"));
