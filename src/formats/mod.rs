@@ -233,9 +233,12 @@ pub struct ModelGroup {
 
 /// Groups model files into models and their animation files, the way [`open`] attaches them:
 /// a TPW animation `<base>M<n>.md2` whose base model (`<base>.*`, any case, same folder) is
-/// among `files` goes under it; an animation without its base stays a group of its own, so it
-/// can still be opened and say what it needs. Files that are not models are left out. Groups
-/// are in file-name order (case-insensitive), the viewer's folder list and `scan` both use it.
+/// among `files` goes under it, once its header says it is an animation file (so the model
+/// `towers.md2` stays beside `tower.md2`, not under it; only files named like an animation of
+/// a present base are read, and only their first bytes); an animation without its base stays
+/// a group of its own, so it can still be opened and say what it needs. Files that are not
+/// models are left out. Groups are in file-name order (case-insensitive), the viewer's folder
+/// list and `scan` both use it.
 pub fn group_models(mut files: Vec<PathBuf>) -> Vec<ModelGroup> {
     let name_of = |p: &Path| p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let stem_of = |p: &Path| p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
@@ -249,7 +252,7 @@ pub fn group_models(mut files: Vec<PathBuf>) -> Vec<ModelGroup> {
         let stem = stem_of(&path);
         let is_md2 = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("md2"));
         match tpw::siblings::split_anim_stem(&stem).filter(|_| is_md2) {
-            Some((base, n)) if stems.contains(&key(&path, base)) => {
+            Some((base, n)) if stems.contains(&key(&path, base)) && tpw::siblings::is_animation_file(&path) => {
                 let owner = key(&path, base);
                 animations.push((n, path, owner));
             }
@@ -288,16 +291,29 @@ mod tests {
 
     #[test]
     fn animations_group_under_their_base_in_the_same_folder() {
-        let files: Vec<PathBuf> =
-            ["a/gateM10.md2", "a/GATE.md2", "a/gatem2.MD2", "b/gateM1.md2", "a/rabbit.m2", "a/notes.txt"]
-                .iter()
-                .map(PathBuf::from)
-                .collect();
-        let groups = group_models(files);
+        // Grouping reads the header of each file named like an animation: these are written
+        // as TPW animation headers (magic, no mesh table), the rest as meshes.
+        let root = std::env::temp_dir().join(format!("mdview-group-{}", std::process::id()));
+        let names = ["a/gateM10.md2", "a/GATE.md2", "a/gatem2.MD2", "b/gateM1.md2", "a/rabbit.m2", "a/notes.txt"];
+        for name in names {
+            let path = root.join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            let mut header = vec![0u8; 0x74];
+            header[..4].copy_from_slice(&tpw::layout::MAGIC);
+            if !name.to_lowercase().contains("gatem") {
+                header[0x70] = 0x80;
+            }
+            std::fs::write(path, header).unwrap();
+        }
+        let groups = group_models(names.iter().map(|n| root.join(n)).collect());
         let shown: Vec<(String, Vec<String>)> = groups
             .iter()
-            .map(|g| (g.model.display().to_string(), g.animations.iter().map(|a| a.display().to_string()).collect()))
+            .map(|g| {
+                let relative = |p: &Path| p.strip_prefix(&root).unwrap().display().to_string();
+                (relative(&g.model), g.animations.iter().map(|a| relative(a)).collect())
+            })
             .collect();
+        std::fs::remove_dir_all(&root).ok();
         assert_eq!(
             shown,
             [
