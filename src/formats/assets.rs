@@ -31,7 +31,7 @@ use crate::scene::{Image, ImageSource, Scene, SceneImage};
 pub const IMAGE_EXTENSIONS: [&str; 8] = ["png", "tga", "bmp", "pcx", "jpg", "jpeg", "blp", "wct"];
 
 /// Extensions of the model files mdview opens (folder stepping and `scan`).
-pub const MODEL_EXTENSIONS: [&str; 3] = ["md2", "mdr", "m2"];
+pub const MODEL_EXTENSIONS: [&str; 5] = ["md2", "mdr", "m2", "md3", "mdl"];
 
 /// Whether `path` has one of [`MODEL_EXTENSIONS`].
 pub fn is_model_file(path: &Path) -> bool {

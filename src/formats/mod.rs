@@ -10,6 +10,8 @@ pub mod error;
 pub mod frame_clips;
 pub mod listing;
 pub mod m2;
+pub mod md3;
+pub mod mdl;
 pub mod mdr;
 pub mod quake2;
 pub mod quake_axes;
@@ -31,6 +33,8 @@ pub const MAGIC_TABLE: &[(&[u8; 4], FormatKind)] = &[
     (&[0x46, 0x5D, 0xD1, 0x1C], FormatKind::TpwMd2),
     (b"IDP2", FormatKind::Quake2Md2),
     (b"RDM5", FormatKind::Quake3Mdr),
+    (b"IDP3", FormatKind::Quake3Md3),
+    (b"IDPO", FormatKind::Quake1Mdl),
     (b"MD20", FormatKind::WowM2),
     // Chunked M2 (Legion+): detected so that it gets a clear "unsupported version" error.
     (b"MD21", FormatKind::WowM2),
@@ -119,6 +123,8 @@ fn decode_detected(data: &[u8], shared: Option<crate::scene::SharedBytes>) -> De
             None => quake2::decode(data),
         },
         FormatKind::Quake3Mdr => mdr::decode(data),
+        FormatKind::Quake3Md3 => md3::decode(data),
+        FormatKind::Quake1Mdl => mdl::decode(data),
         FormatKind::WowM2 => m2::decode(data),
         FormatKind::WowSkin => Err(m2::lone_skin_error(None)),
     }?;
@@ -191,6 +197,8 @@ fn open_in(path: &Path, picks: &[Pick], mut assets: assets::Assets) -> Result<Sc
         FormatKind::WowM2 => m2::open_with(path, &data, &m2::OpenOptions::from_picks(path, picks)),
         FormatKind::WowSkin => Err(m2::lone_skin_error(Some(path))),
         FormatKind::Quake3Mdr => mdr::decode(&data),
+        FormatKind::Quake3Md3 => md3::open(path, &data, &mut assets, picks),
+        FormatKind::Quake1Mdl => mdl::open(path, &data, &mut assets, picks),
     }
     .map_err(|source| OpenError::Decode { path: display.clone(), source })?;
     scene.path = Some(path.to_path_buf());

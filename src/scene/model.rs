@@ -16,6 +16,10 @@ pub enum FormatKind {
     Quake2Md2,
     #[serde(rename = "quake3-mdr")]
     Quake3Mdr,
+    #[serde(rename = "quake3-md3")]
+    Quake3Md3,
+    #[serde(rename = "quake1-mdl")]
+    Quake1Mdl,
     #[serde(rename = "wow-m2")]
     WowM2,
     #[serde(rename = "wow-skin")]
@@ -29,6 +33,8 @@ impl FormatKind {
             FormatKind::TpwMd2 => "tpw-md2",
             FormatKind::Quake2Md2 => "quake2-md2",
             FormatKind::Quake3Mdr => "quake3-mdr",
+            FormatKind::Quake3Md3 => "quake3-md3",
+            FormatKind::Quake1Mdl => "quake1-mdl",
             FormatKind::WowM2 => "wow-m2",
             FormatKind::WowSkin => "wow-skin",
         }
@@ -40,6 +46,8 @@ impl FormatKind {
             FormatKind::TpwMd2 => "Theme Park World MD2",
             FormatKind::Quake2Md2 => "Quake II MD2",
             FormatKind::Quake3Mdr => "Quake 3 MDR",
+            FormatKind::Quake3Md3 => "Quake 3 MD3",
+            FormatKind::Quake1Mdl => "Quake MDL",
             FormatKind::WowM2 => "World of Warcraft M2",
             FormatKind::WowSkin => "World of Warcraft skin profile",
         }
