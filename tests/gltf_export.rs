@@ -982,3 +982,45 @@ fn every_animation_keys_every_animated_target() {
         }
     }
 }
+
+/// A TPW model whose texture is not found still scrolls (#43): the viewer draws the fallback
+/// tile and moves it, so the glTF embeds that tile as the material's image and keeps the clip's
+/// texture-transform pointer.
+#[test]
+fn a_uv_scroll_survives_a_missing_texture() {
+    let demo = mdview::demo::extract().unwrap();
+    let bare = out_dir("missing-texture-src");
+    for name in ["island.MD2", "islandM1.MD2"] {
+        std::fs::copy(demo.join(name), bare.join(name)).unwrap();
+    }
+    let scene = formats::open(&bare.join("island.MD2")).unwrap();
+    assert!(scene.warnings.iter().any(|w| w.contains("not found")), "the textures are missing: {:?}", scene.warnings);
+    let doc = export::build(&scene).unwrap();
+    let json = &doc.json;
+    assert!(doc.notes.iter().any(|n| n.contains("fallback tile embedded")), "{:?}", doc.notes);
+    assert!(!doc.notes.iter().any(|n| n.contains("dropped") || n.contains("left out")), "{:?}", doc.notes);
+    let pointers: Vec<String> = json["animations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|a| a["channels"].as_array().into_iter().flatten())
+        .filter_map(|c| c["target"]["extensions"]["KHR_animation_pointer"]["pointer"].as_str().map(String::from))
+        .filter(|p| p.ends_with("KHR_texture_transform/offset"))
+        .collect();
+    assert!(!pointers.is_empty(), "the scroll is a texture-transform pointer channel");
+    for pointer in &pointers {
+        let material: usize = pointer.split('/').nth(2).and_then(|m| m.parse().ok()).expect("a material index");
+        let texture = &json["materials"][material]["pbrMetallicRoughness"]["baseColorTexture"];
+        assert!(!texture["extensions"]["KHR_texture_transform"].is_null(), "{pointer}: the texture transforms");
+        let texture = texture["index"].as_u64().expect("a texture") as usize;
+        let image = &json["images"][json["textures"][texture]["source"].as_u64().unwrap() as usize];
+        assert_eq!(image["name"], "fallback tile", "{pointer}");
+        assert_eq!(image["mimeType"], "image/png");
+        assert!(image["bufferView"].is_u64(), "the tile is embedded");
+    }
+    // The tile is embedded once, however many materials use it.
+    let tiles = json["images"].as_array().unwrap().iter().filter(|i| i["name"] == "fallback tile").count();
+    assert_eq!(tiles, 1);
+    // CI's validator run reads gltf-validate.
+    export::write(&scene, &out_dir("gltf-validate").join("island-missing-textures.glb")).unwrap();
+}

@@ -38,6 +38,7 @@
 //! [`validate`] checks it once where it is made, and [`math`] holds the matrix helpers.
 
 pub mod anim;
+pub mod fallback;
 pub mod math;
 pub mod validate;
 

@@ -229,8 +229,10 @@ struct Builder<'a> {
     morphs: Vec<MorphPlan>,
     /// Per glTF material: whether its base colour texture carries KHR_texture_transform.
     transformable: Vec<bool>,
-    /// Per scene material: whether its texture was embedded.
+    /// Per scene material: whether its own texture was embedded (not the fallback tile).
     textured: Vec<bool>,
+    /// The fallback tile's glTF image, once a material needed it.
+    fallback_image: Option<u32>,
     pointer_channels: Vec<Vec<PointerChannel>>,
     extensions: Vec<&'static str>,
     skeleton_roots: Vec<u32>,
@@ -284,6 +286,7 @@ impl<'a> Builder<'a> {
             morphs: Vec::new(),
             transformable: Vec::new(),
             textured: Vec::new(),
+            fallback_image: None,
             pointer_channels: Vec::new(),
             extensions: Vec::new(),
             skeleton_roots: Vec::new(),
@@ -473,9 +476,17 @@ impl<'a> Builder<'a> {
         let mut samplers: HashMap<[TextureWrap; 2], u32> = HashMap::new();
         let mut wrapped: HashMap<(u32, [TextureWrap; 2]), u32> = HashMap::new();
         for (material_index, material) in self.scene.materials.iter().enumerate() {
+            if let Some(layer) = &material.layer2 {
+                let name = layer.texture.as_deref().unwrap_or("(unnamed)");
+                let combine = layer.combine.label();
+                self.note(format!(
+                    "material {material_index}: second texture {name} ({combine}) left out: glTF has no multitexture"
+                ));
+            }
             // Texture access goes through the scene's images: the same pixels the renderer draws.
             let mut texture = None;
             let mut see_through = None;
+            let mut own_texture = false;
             if let Some(image_index) = material.image {
                 let embedded = match textures.get(&image_index) {
                     Some(known) => *known,
@@ -485,7 +496,15 @@ impl<'a> Builder<'a> {
                         made
                     }
                 };
-                if let Some((image, kind)) = embedded {
+                own_texture = embedded.is_some();
+                // The viewer draws an image it could not load with the fallback tile and
+                // scrolls it: a material whose UVs move gets the same tile, so its clip plays.
+                let animated = animated_uv.get(material_index).copied().unwrap_or(false);
+                let source = match embedded {
+                    None if animated => self.embed_fallback(material_index),
+                    other => other,
+                };
+                if let Some((image, kind)) = source {
                     let wrap = material.wrap;
                     let sampler = *samplers.entry(wrap).or_insert_with(|| {
                         let mode = |w: TextureWrap| {
@@ -558,7 +577,7 @@ impl<'a> Builder<'a> {
                 self.use_extension("KHR_texture_transform");
             }
             self.transformable.push(transform.is_some());
-            self.textured.push(texture.is_some());
+            self.textured.push(own_texture);
             let base_color_texture = texture.map(|t| json::texture::Info {
                 index: index(t),
                 tex_coord: u32::from(second_set),
@@ -631,6 +650,43 @@ impl<'a> Builder<'a> {
             })
             .value() as u32;
         Some((image_index, kind))
+    }
+
+    /// The fallback tile ([`crate::scene::fallback`]) as an embedded PNG, made once per
+    /// document, for material `material` whose own image could not be embedded.
+    fn embed_fallback(&mut self, material: usize) -> Option<(u32, SeeThroughKind)> {
+        let image = match self.fallback_image {
+            Some(image) => image,
+            None => {
+                let tile = crate::scene::fallback::fallback_tile();
+                let png = match crate::export::encode_png(&tile) {
+                    Ok(png) => png,
+                    Err(e) => {
+                        self.note(format!("the fallback tile not embedded: {e}"));
+                        return None;
+                    }
+                };
+                let view = self.view(&png, None);
+                let image = self
+                    .root
+                    .push(json::Image {
+                        buffer_view: Some(index(view)),
+                        mime_type: Some(json::image::MimeType("image/png".into())),
+                        name: Some(crate::scene::fallback::FALLBACK_LOCATION.into()),
+                        uri: None,
+                        extensions: None,
+                        extras: None,
+                    })
+                    .value() as u32;
+                self.fallback_image = Some(image);
+                image
+            }
+        };
+        self.note(format!(
+            "material {material}: its texture is missing; the fallback tile embedded, as the viewer draws it"
+        ));
+        // The renderer draws the (opaque) tile cut-out.
+        Some((image, SeeThroughKind::CutOut))
     }
 
     /// Finds the TPW UV animations that are a scroll: every render vertex of the mesh moves by
