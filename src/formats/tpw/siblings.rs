@@ -5,6 +5,11 @@
 //! case-insensitively) and an animation's base model, in a folder on disk or a directory inside
 //! a `.wad` archive. A `P`-prefixed second set (`p<stem>`) is a
 //! separate model with its own animations, found the same way from its own stem.
+//!
+//! A name is not enough: `towers.md2` splits as `tower` + `S` but may be a model of its own.
+//! [`is_animation_file`] reads the few header bytes that tell an animation from a mesh (the
+//! magic, and a mesh table offset of 0), so grouping and sibling lookup take only real
+//! animation files.
 
 use std::path::{Path, PathBuf};
 
@@ -60,6 +65,47 @@ pub fn split_anim_stem(stem: &str) -> Option<(&str, u32)> {
     split_role_stem(stem).map(|s| (s.base, s.rank()))
 }
 
+/// The header bytes [`is_animation_header`] needs: through the mesh table offset.
+const ANIMATION_HEADER_LEN: usize = (super::layout::HDR_MESH_TABLE + 4) as usize;
+
+/// Whether a file's first bytes are a TPW animation file's: the TPW magic and no mesh table
+/// (the test [`super::decode_file`] makes).
+pub fn is_animation_header(header: &[u8]) -> bool {
+    let mesh_table = super::layout::HDR_MESH_TABLE as usize;
+    header.starts_with(&super::layout::MAGIC)
+        && header.get(mesh_table..mesh_table + 4).is_some_and(|offset| offset.iter().all(|&b| b == 0))
+}
+
+/// Whether the file at `path` (on disk, or a member of a `.wad`) is a TPW animation file,
+/// reading only its header where it can: the first bytes of a file on disk or of a stored
+/// member; a compressed member is read whole. A file that cannot be read is not one.
+pub fn is_animation_file(path: &Path) -> bool {
+    use std::io::Read;
+    let mut header = [0u8; ANIMATION_HEADER_LEN];
+    if let Ok(file) = std::fs::File::open(path) {
+        let mut filled = 0;
+        let mut reader = file.take(ANIMATION_HEADER_LEN as u64);
+        while let Ok(n) = reader.read(header.get_mut(filled..).unwrap_or(&mut [])) {
+            if n == 0 {
+                break;
+            }
+            filled += n;
+        }
+        return is_animation_header(header.get(..filled).unwrap_or(&[]));
+    }
+    let Some(member) = crate::formats::wad::path::split_member_path(path) else { return false };
+    let Ok(archive) = crate::formats::vfs::archive(&member.archive) else { return false };
+    let Some(entry) = archive.index.find(&member.member) else { return false };
+    match entry.compression {
+        crate::formats::wad::Compression::Stored => {
+            let start = usize::try_from(entry.data_offset).unwrap_or(usize::MAX);
+            let len = usize::try_from(entry.stored_size).unwrap_or(0).min(ANIMATION_HEADER_LEN);
+            archive.data.get(start..start.saturating_add(len)).is_some_and(is_animation_header)
+        }
+        _ => crate::formats::wad::read_entry(&archive.data, entry).is_ok_and(|data| is_animation_header(&data)),
+    }
+}
+
 fn is_md2(path: &Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("md2"))
 }
@@ -73,14 +119,24 @@ fn folder_files(path: &Path) -> Vec<PathBuf> {
     folder.files().filter_map(|asset| asset.path()).filter(|p| is_md2(p)).collect()
 }
 
-/// The animation files of the model at `base`, in the engine's order.
+/// The animation files of the model at `base`, in the engine's order: files named as its
+/// animations whose header says they are animation files ([`is_animation_file`]; a model
+/// such as `towers.md2` beside `tower.md2` is not one).
 pub fn animations_of(base: &Path) -> Vec<PathBuf> {
     let Some(base_stem) = stem(base) else { return Vec::new() };
-    animations_in(&folder_files(base), &base_stem)
+    let files: Vec<PathBuf> = folder_files(base)
+        .into_iter()
+        .filter(|p| {
+            stem(p).and_then(|s| split_role_stem(&s).map(|r| r.base.eq_ignore_ascii_case(&base_stem))) == Some(true)
+        })
+        .filter(|p| is_animation_file(p))
+        .collect();
+    animations_in(&files, &base_stem)
 }
 
 /// Among `files`, the animations the engine would load for the base stem: per role in order,
-/// numbered files 1, 2, ... up to the first gap, else the bare file.
+/// numbered files 1, 2, ... up to the first gap, else the bare file. Names decide; see
+/// [`animations_of`] for the content check.
 pub fn animations_in(files: &[PathBuf], base_stem: &str) -> Vec<PathBuf> {
     let named: Vec<(RoleStem, &PathBuf)> = files
         .iter()
@@ -195,5 +251,55 @@ mod tests {
         assert_eq!(names, ["gatec.md2", "gateI.md2", "gateS1.md2", "gatem1.MD2", "gateM2.MD2"]);
         let p_set: Vec<String> = animations_in(&files, "Pgate").iter().map(|p| p.display().to_string()).collect();
         assert_eq!(p_set, ["Pgatem1.md2"]);
+    }
+
+    /// A TPW header of `0x74` bytes: an animation (mesh table offset 0) or a mesh.
+    fn header(animation: bool) -> Vec<u8> {
+        let mut out = vec![0u8; ANIMATION_HEADER_LEN];
+        out[..4].copy_from_slice(&super::super::layout::MAGIC);
+        if !animation {
+            out[0x70..0x74].copy_from_slice(&0x200u32.to_le_bytes());
+        }
+        out
+    }
+
+    #[test]
+    fn only_animation_files_group_under_a_model() {
+        let dir = std::env::temp_dir().join(format!("mdview-siblings-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // towers.md2 splits as tower + S by name, but is a mesh: it stands alone.
+        for (name, animation) in [("tower.md2", false), ("towers.md2", false), ("towerM1.md2", true)] {
+            std::fs::write(dir.join(name), header(animation)).unwrap();
+        }
+        let files: Vec<PathBuf> = ["tower.md2", "towers.md2", "towerM1.md2"].iter().map(|n| dir.join(n)).collect();
+        assert!(is_animation_file(&dir.join("towerM1.md2")));
+        assert!(!is_animation_file(&dir.join("towers.md2")));
+        assert!(!is_animation_file(&dir.join("missing.md2")));
+        let groups = crate::formats::group_models(files);
+        let animations_of_tower = animations_of(&dir.join("tower.md2"));
+        std::fs::remove_dir_all(&dir).ok();
+        let shown: Vec<(String, Vec<String>)> = groups
+            .iter()
+            .map(|g| {
+                let name = |p: &Path| p.file_name().unwrap().to_string_lossy().into_owned();
+                (name(&g.model), g.animations.iter().map(|a| name(a)).collect())
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [("tower.md2".to_string(), vec!["towerM1.md2".to_string()]), ("towers.md2".to_string(), vec![])]
+        );
+        let names: Vec<_> = animations_of_tower.iter().map(|p| p.file_name().unwrap().to_owned()).collect();
+        assert_eq!(names, ["towerM1.md2"]);
+    }
+
+    #[test]
+    fn animation_header_needs_the_magic_and_no_mesh_table() {
+        assert!(is_animation_header(&header(true)));
+        assert!(!is_animation_header(&header(false)));
+        assert!(!is_animation_header(&header(true)[..0x72]));
+        let mut other = header(true);
+        other[0] = b'I';
+        assert!(!is_animation_header(&other));
     }
 }
