@@ -368,18 +368,19 @@ fn export_options(args: &ExportArgs) -> mdview::export::Options {
 fn run_extract(args: &ExtractArgs) -> Result<()> {
     let archive = mdview::archive::open_archive_salvaging(&args.archive)?;
     for warning in &archive.index.warnings {
-        eprintln!("warning: {warning}");
+        eprintln!("warning: {}", mdview::archive::one_line(warning));
     }
     let report = mdview::archive::extract(&args.archive, &archive, &args.output, args.png)?;
     for failure in &report.failures {
         eprintln!("error: {failure}");
     }
-    let pngs = if args.png { format!(", {} PNG", report.pngs) } else { String::new() };
-    eprintln!("{} members written to {}{pngs}", report.written, args.output.display());
+    eprintln!("{}", report.summary(&args.output, args.png));
     if report.failures.is_empty() {
         Ok(())
     } else {
-        Err(anyhow!("{} of {} members failed", report.failures.len(), archive.index.entries.len()))
+        let total = archive.index.entries.len();
+        let noun = if total == 1 { "member" } else { "members" };
+        Err(anyhow!("{} of {total} {noun} failed", report.failures.len()))
     }
 }
 

@@ -363,12 +363,40 @@ fn decompress_refpack(stream: &[u8], expected: u64) -> Result<Vec<u8>, (u64, Str
     if declared > reachable {
         return Err((2, format!("{declared} bytes cannot come from a {}-byte stream", stream.len())));
     }
-    let out = refpack::easy_decompress::<refpack::format::SimEA>(stream).map_err(|e| (5, e.to_string()))?;
+    let mut reader = std::io::Cursor::new(stream);
+    let mut out = Vec::new();
+    refpack::decompress::<refpack::format::SimEA>(&mut reader, &mut out)
+        .map_err(|e| (reader.position(), refpack_reason(&e)))?;
     if out.len() as u64 != declared {
         let why = if out.len() as u64 > declared { "overruns" } else { "falls short of" };
         return Err((5, format!("stream {why} its declared size ({} bytes, declared {declared})", out.len())));
     }
     Ok(out)
+}
+
+/// Our one-line wording for the `refpack` crate's errors (its own text runs over two lines and
+/// names its internals). The offset comes with it from the caller: where the stream reader
+/// stood when the command failed.
+fn refpack_reason(error: &refpack::RefPackError) -> String {
+    use refpack::RefPackError as E;
+    use refpack::data::DecodeError as D;
+    match error {
+        E::EmptyInput => "empty stream".into(),
+        E::BadFlags(flags) => format!("header flags {flags:#04x} are not RefPack's"),
+        E::BadMagic(magic) => format!("header magic {magic:#04x}, expected 0xFB"),
+        E::ControlError { error: D::BadOffset, position } => {
+            format!("a copy command at output byte {position} has offset 0")
+        }
+        E::ControlError { error: D::NegativePosition(length, offset), position } => format!(
+            "a copy command at output byte {position} reaches {offset} bytes back, before the start of the \
+             output ({length} bytes so far)"
+        ),
+        E::ControlError { error: D::BadLength(past), position } => {
+            format!("a command at output byte {position} writes {past} bytes past the end of the output")
+        }
+        E::Io(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => "stream ends inside a command".into(),
+        E::Io(io) => format!("stream unreadable ({})", io.kind()),
+    }
 }
 
 #[cfg(test)]

@@ -63,10 +63,18 @@ fn inflate_bilz(chunk: &[u8], at: u64, field: &str, limit: usize) -> DecodeResul
     }
     let stream = chunk.get(BILZ_HEADER as usize..).unwrap_or(&[]);
     let mut out = Vec::with_capacity(stated as usize);
-    let mut decoder = flate2::read::ZlibDecoder::new(stream).take(limit as u64 + 1);
-    decoder.read_to_end(&mut out).map_err(|e| {
-        error_at(r.invalid(format!("{field} zlib stream"), BILZ_HEADER, format!("does not inflate: {e}")))
-    })?;
+    let mut decoder = flate2::read::ZlibDecoder::new(stream);
+    if let Err(e) = (&mut decoder).take(limit as u64 + 1).read_to_end(&mut out) {
+        // Our wording, not flate2's: where the inflater stood, and what kind of failure.
+        let why = match e.kind() {
+            std::io::ErrorKind::UnexpectedEof => "ends before its last block".to_string(),
+            std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => {
+                "is not a valid zlib stream (bad header, block or checksum)".to_string()
+            }
+            kind => format!("cannot be read ({kind})"),
+        };
+        return Err(error_at(r.invalid(format!("{field} zlib stream"), BILZ_HEADER + decoder.total_in(), why)));
+    }
     if out.len() > limit {
         return Err(error_at(r.invalid(
             format!("{field} zlib stream"),

@@ -13,10 +13,11 @@
 //! `size²`), so it reads that one sample and zeros.
 
 /// The four D4 taps, `(1+√3, 3+√3, 3−√3, 1−√3) / 4√2`, worked out in f64 and rounded to f32
-/// as OpenTPW's `D4Coefficients` does (the literals are √3 and √2 to f64 precision).
+/// as OpenTPW's `D4Coefficients` does (the literal is √3 to f64 precision, what `Math.Sqrt`
+/// gives).
 const H: [f64; 4] = {
     const S3: f64 = 1.732_050_807_568_877_2;
-    const D: f64 = 4.0 * 1.414_213_562_373_095_1;
+    const D: f64 = 4.0 * std::f64::consts::SQRT_2;
     [(1.0 + S3) / D, (3.0 + S3) / D, (3.0 - S3) / D, (1.0 - S3) / D]
 };
 
