@@ -20,7 +20,9 @@ struct Material {
     uv_row0: vec4<f32>,
     uv_row1: vec4<f32>,
     // x: texture coordinates from a sphere map of the view-space reflection (M2 environment
-    // mapping) instead of the mesh's UVs; y: which of the vertex's two UV sets; zw: unused.
+    // mapping) instead of the mesh's UVs; y: which of the vertex's two UV sets; z: how the
+    // second texture combines (0: there is none; see combine_layer); w: where the second
+    // texture's coordinates come from (bit 0: the second UV set, bit 1: the sphere map).
     uv_source: vec4<u32>,
 };
 
@@ -28,6 +30,8 @@ struct Material {
 @group(2) @binding(0) var<uniform> material: Material;
 @group(2) @binding(1) var base_texture: texture_2d<f32>;
 @group(2) @binding(2) var base_sampler: sampler;
+@group(2) @binding(3) var layer_texture: texture_2d<f32>;
+@group(2) @binding(4) var layer_sampler: sampler;
 
 struct VertexIn {
     @location(0) position: vec3<f32>,
@@ -54,6 +58,25 @@ fn vs_mesh(v: VertexIn) -> VertexOut {
     return out;
 }
 
+// The second texture t over the colour c the first gave (LayerCombine in src/scene/material.rs
+// numbers the ops): 1 multiplies the colour keeping alpha, 2 multiplies both, 3 adds both,
+// 4 multiplies both 2x, 5 multiplies the colour 2x keeping alpha, 6 adds the colour keeping
+// alpha, 7 adds the colour by t's alpha keeping alpha; 0 leaves c as it is.
+fn combine_layer(c: vec4<f32>, t: vec4<f32>, op: u32) -> vec4<f32> {
+    var out = c;
+    switch op {
+        case 1u: { out = vec4<f32>(c.rgb * t.rgb, c.a); }
+        case 2u: { out = c * t; }
+        case 3u: { out = c + t; }
+        case 4u: { out = c * t * 2.0; }
+        case 5u: { out = vec4<f32>(c.rgb * t.rgb * 2.0, c.a); }
+        case 6u: { out = vec4<f32>(c.rgb + t.rgb, c.a); }
+        case 7u: { out = vec4<f32>(c.rgb + t.rgb * t.a, c.a); }
+        default: {}
+    }
+    return clamp(out, vec4<f32>(0.0), vec4<f32>(1.0));
+}
+
 // Lit, textured colour with straight alpha. Written without branches on per-fragment values,
 // so the texture sample and derivatives stay in uniform control flow.
 fn surface(in: VertexOut, front_facing: bool) -> vec4<f32> {
@@ -68,10 +91,18 @@ fn surface(in: VertexOut, front_facing: bool) -> vec4<f32> {
     let base_uv = select(mesh_uv, sphere_uv, material.uv_source.x != 0u);
     let uv = vec2<f32>(dot(material.uv_row0.xy, base_uv) + material.uv_row0.w, dot(material.uv_row1.xy, base_uv) + material.uv_row1.w);
     let texel = textureSample(base_texture, base_sampler, uv);
+    // The second texture samples untransformed coordinates of its own (the texture transform
+    // animates the first).
+    let layer_mesh_uv = select(in.uv.xy, in.uv.zw, (material.uv_source.w & 1u) != 0u);
+    let layer_uv = select(layer_mesh_uv, sphere_uv, (material.uv_source.w & 2u) != 0u);
+    let layer = textureSample(layer_texture, layer_sampler, layer_uv);
     let use_texture = frame.options.x != 0u && material.textured != 0u;
     var rgb = material.base_color.rgb * select(vec3<f32>(0.8), texel.rgb, use_texture);
     // Alpha keeps the texture's shape even with textures off, so cut-outs stay cut out.
-    let alpha = material.base_color.a * select(1.0, texel.a, material.textured != 0u);
+    var alpha = material.base_color.a * select(1.0, texel.a, material.textured != 0u);
+    let layered = combine_layer(vec4<f32>(rgb, alpha), layer, select(0u, material.uv_source.z, use_texture));
+    rgb = layered.rgb;
+    alpha = layered.a;
 
     let mask = frame.options.z;
     let flagged = (material.flags & mask) != 0u;

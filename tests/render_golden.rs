@@ -786,3 +786,92 @@ fn a_mirrored_single_sided_mesh_shows_its_front() {
     assert!(back.iter().all(|p| p[2] > 240 && p[0] < 15 && p[1] < 15), "back culled: {back:?}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// An M2 texture unit with two textures draws both, as the 3.3.5a client combines them: a
+/// quad whose first texture is light grey everywhere and whose second (on the second UV set,
+/// red on the left half and blue on the right) multiplies it, unlit on black. Built through
+/// the M2 scene builder from the decoded records, so the lookups, texture count and combiner
+/// rule are the decoder's. Without the second layer the quad is grey all over.
+#[test]
+fn m2_unit_with_two_textures_draws_both() {
+    use mdview::formats::m2::build::{BuildOptions, build};
+    use mdview::formats::m2::model::{M2Model, Texture, Vertex};
+    use mdview::formats::m2::skin::{Skin, SkinSubmesh, TextureUnit};
+    use mdview::scene::LayerCombine;
+    let dir = std::env::temp_dir().join(format!("mdview-two-textures-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    RgbaImage::from_pixel(8, 8, Rgba([200, 200, 200, 255])).save(dir.join("base.png")).expect("png");
+    RgbaImage::from_fn(64, 64, |x, _| if x < 32 { Rgba([255, 0, 0, 255]) } else { Rgba([0, 0, 255, 255]) })
+        .save(dir.join("layer.png"))
+        .expect("png");
+    // A quad upright in WoW's x-z plane (scene x-y), facing the camera; the first UV set sits
+    // in one spot, the second spans the quad.
+    let corner = |x: f32, z: f32| Vertex {
+        position: Vec3::new(x, 0.0, z),
+        weights: [255, 0, 0, 0],
+        bones: [0; 4],
+        normal: Vec3::new(0.0, -1.0, 0.0),
+        uv: [0.5, 0.5],
+        uv1: [(x + 1.0) / 2.0, (1.0 - z) / 2.0],
+    };
+    let model = M2Model {
+        version: 264,
+        vertices: vec![corner(-1.0, -1.0), corner(1.0, -1.0), corner(1.0, 1.0), corner(-1.0, 1.0)],
+        textures: vec![
+            Texture { kind: 0, flags: 0, name: "base.png".into() },
+            Texture { kind: 0, flags: 0, name: "layer.png".into() },
+        ],
+        texture_lookup: vec![0, 1],
+        texcoord_lookup: vec![0, 1],
+        // Unlit and two-sided, opaque blending.
+        render_flags: vec![(0x5, 0)],
+        ..M2Model::default()
+    };
+    let skin = Skin {
+        lookup: vec![0, 1, 2, 3],
+        indices: vec![0, 1, 2, 0, 2, 3],
+        submeshes: vec![SkinSubmesh {
+            id: 0,
+            level: 0,
+            vertex_start: 0,
+            vertex_count: 4,
+            index_start: 0,
+            index_count: 6,
+            bone_count: 0,
+            center: [0.0; 3],
+            offset: 0,
+        }],
+        units: vec![TextureUnit { color: -1, texture_count: 2, ..TextureUnit::default() }],
+        bone_count_max: 0,
+    };
+    let mut scene = build(&model, Some(&skin), &BuildOptions::default(), 1 << 16);
+    scene.path = Some(dir.join("two_textures.m2"));
+    mdview::formats::resolve_images(&mut scene, &[]);
+    assert_eq!(scene.validate(), Ok(()));
+    let layer = scene.materials[0].layer2.clone().expect("a second layer");
+    assert_eq!((layer.uv_set, layer.sphere_map, layer.combine), (1, false, LayerCombine::Opaque));
+    assert!(layer.image.is_some(), "layer.png resolves");
+
+    let mut view = framed_view(&scene, 0.0, 0.0);
+    view.background = [0.0, 0.0, 0.0, 1.0];
+    let render = |scene: &Scene| {
+        let mut r = offscreen(scene)?;
+        Some(r.render(scene, &Pose::rest(scene), &view).expect("render"))
+    };
+    let Some(image) = render(&scene) else { return };
+    let at = |image: &RgbaImage, fraction: f32| {
+        image.get_pixel((image.width() as f32 * fraction) as u32, image.height() / 2).0
+    };
+    // 200 × 255 / 255 on the layer's own channel, 0 on the others.
+    let (left, right) = (at(&image, 0.35), at(&image, 0.65));
+    assert!(left[0].abs_diff(200) < 8 && left[1] < 8 && left[2] < 8, "left: grey × red, got {left:?}");
+    assert!(right[2].abs_diff(200) < 8 && right[0] < 8 && right[1] < 8, "right: grey × blue, got {right:?}");
+    check_golden("m2_two_textures", &image);
+
+    scene.materials[0].layer2 = None;
+    let plain = render(&scene).expect("renderer");
+    let (left, right) = (at(&plain, 0.35), at(&plain, 0.65));
+    assert!(left.iter().take(3).all(|&c| c.abs_diff(200) < 8), "first texture alone: grey, got {left:?}");
+    assert_eq!(left, right);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -882,9 +882,14 @@ pub fn attach_images(scene: &mut Scene, assets: &mut Assets, extra: &[PathBuf]) 
             *image = SceneImage::new(image.name.clone(), Some(Arc::new(found)));
         }
     }
-    for material in scene.materials.iter_mut() {
-        let Some(name) = material.texture.as_deref() else { continue };
-        if material.image.is_some() {
+    // Each material's texture, then its second layer's (M2 units with two textures).
+    let slots = scene.materials.iter_mut().flat_map(|material| {
+        let layer = material.layer2.as_mut().map(|layer| (layer.texture.as_deref(), &mut layer.image));
+        [Some((material.texture.as_deref(), &mut material.image)), layer].into_iter().flatten()
+    });
+    for (name, image) in slots {
+        let Some(name) = name else { continue };
+        if image.is_some() {
             continue;
         }
         let images = &mut scene.images;
@@ -901,7 +906,7 @@ pub fn attach_images(scene: &mut Scene, assets: &mut Assets, extra: &[PathBuf]) 
                 None => add(images),
             },
         };
-        material.image = Some(index);
+        *image = Some(index);
     }
 }
 

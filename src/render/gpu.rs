@@ -61,7 +61,9 @@ pub struct MaterialUniforms {
     /// The texture transform's first two rows: `u' = dot(row0.xy, uv) + row0.w`, likewise v.
     pub uv_rows: [[f32; 4]; 2],
     /// x: 1 for sphere-mapped texture coordinates ([`crate::scene::Material::sphere_map`]);
-    /// y: the texture coordinate set ([`crate::scene::Material::uv_set`]).
+    /// y: the texture coordinate set ([`crate::scene::Material::uv_set`]); z: the second
+    /// texture's combine op ([`crate::scene::LayerCombine::shader_code`], 0 for none); w: where
+    /// its coordinates come from (bit 0 the second UV set, bit 1 the sphere map).
     pub uv_source: [u32; 4],
 }
 

@@ -436,6 +436,20 @@ impl Renderer {
                 None => (&self.white.view, TextureSource::Untextured, SeeThroughKind::CutOut),
             };
             let pass = draw_pass(material.alpha, see_through);
+            // The second texture layer, where its image loaded; one that did not is left out
+            // (the surface shows its first texture alone), with a warning.
+            let layer = material.layer2.as_ref().and_then(|layer| match layer.image.and_then(|i| resolved.get(i)) {
+                Some((Some(texture), _, _)) => gpu_textures.get(*texture).map(|t| (layer, &t.view)),
+                _ => {
+                    log::warn!(
+                        "material '{}': second texture {:?} not loaded; drawn with its first alone",
+                        material.name,
+                        layer.texture.as_deref().unwrap_or("(unnamed)")
+                    );
+                    None
+                }
+            });
+            let layer_source = layer.map_or(0, |(l, _)| u32::from(l.uv_set.min(1)) | (u32::from(l.sphere_map) << 1));
             let uniforms = MaterialUniforms {
                 base_color: material.base_color.to_array(),
                 flags: material.flags,
@@ -443,9 +457,16 @@ impl Renderer {
                 unlit: u32::from(material.unlit),
                 textured: u32::from(material.image.is_some()),
                 uv_rows: MaterialUniforms::IDENTITY_UV,
-                uv_source: [u32::from(material.sphere_map), u32::from(material.uv_set.min(1)), 0, 0],
+                uv_source: [
+                    u32::from(material.sphere_map),
+                    u32::from(material.uv_set.min(1)),
+                    layer.map_or(0, |(l, _)| l.combine.shader_code()),
+                    layer_source,
+                ],
             };
-            let (bind_group, buffer) = self.material_bind_group(&material.name, &uniforms, view, material.wrap);
+            let layer_binding = layer.map(|(l, view)| (view, l.wrap));
+            let (bind_group, buffer) =
+                self.material_bind_group(&material.name, &uniforms, (view, material.wrap), layer_binding);
             materials.push(GpuMaterial {
                 bind_group,
                 buffer,
@@ -473,7 +494,7 @@ impl Renderer {
             uv_source: [0; 4],
         };
         let (bind_group, buffer) =
-            self.material_bind_group("default", &default_uniforms, &self.white.view, [TextureWrap::Repeat; 2]);
+            self.material_bind_group("default", &default_uniforms, (&self.white.view, [TextureWrap::Repeat; 2]), None);
         materials.push(GpuMaterial {
             bind_group,
             buffer,
@@ -512,10 +533,12 @@ impl Renderer {
         &self,
         label: &str,
         uniforms: &MaterialUniforms,
-        view: &wgpu::TextureView,
-        wrap: [TextureWrap; 2],
+        (view, wrap): (&wgpu::TextureView, [TextureWrap; 2]),
+        layer: Option<(&wgpu::TextureView, [TextureWrap; 2])>,
     ) -> (wgpu::BindGroup, wgpu::Buffer) {
         let sampler = self.samplers.get(sampler_index(wrap)).unwrap_or(&self.samplers[0]);
+        let (layer_view, layer_wrap) = layer.unwrap_or((&self.white.view, [TextureWrap::Repeat; 2]));
+        let layer_sampler = self.samplers.get(sampler_index(layer_wrap)).unwrap_or(&self.samplers[0]);
         let buffer = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some(label),
             contents: bytemuck::bytes_of(uniforms),
@@ -528,6 +551,8 @@ impl Renderer {
                 wgpu::BindGroupEntry { binding: 0, resource: buffer.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::TextureView(view) },
                 wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::Sampler(sampler) },
+                wgpu::BindGroupEntry { binding: 3, resource: wgpu::BindingResource::TextureView(layer_view) },
+                wgpu::BindGroupEntry { binding: 4, resource: wgpu::BindingResource::Sampler(layer_sampler) },
             ],
         });
         (bind_group, buffer)

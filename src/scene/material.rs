@@ -71,7 +71,74 @@ pub struct Material {
     /// How texture coordinates outside 0..1 sample, along u and along v (M2 texture flags 0x1
     /// and 0x2 choose repeat; without them that axis clamps). The renderer picks the sampler.
     pub wrap: [TextureWrap; 2],
+    /// A second texture drawn in the same pass over the first (M2 texture units with two
+    /// textures), combined with the colour the first gives; `None` for one texture.
+    pub layer2: Option<TextureLayer>,
     pub raw: Vec<RawField>,
+}
+
+/// A material's second texture: what it samples and how it combines with the first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextureLayer {
+    /// The texture name as the file states it.
+    pub texture: Option<String>,
+    /// The image `texture` resolved to (as [`Material::image`]); `None` leaves the layer out of
+    /// the drawing, so the surface shows its first texture alone.
+    pub image: Option<usize>,
+    /// The texture coordinate set it samples (0 or 1, as [`Material::uv_set`]).
+    pub uv_set: u8,
+    /// Coordinates from the sphere map instead of a UV set (as [`Material::sphere_map`]).
+    pub sphere_map: bool,
+    pub wrap: [TextureWrap; 2],
+    pub combine: LayerCombine,
+}
+
+/// How a second texture `t` combines with the colour `c` (rgb, alpha) the first one gave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LayerCombine {
+    /// `c.rgb × t.rgb`, alpha kept.
+    Opaque,
+    /// `c × t`, alpha too.
+    Mod,
+    /// `c + t`, alpha too.
+    Add,
+    /// `c × t × 2`, alpha too.
+    Mod2x,
+    /// `c.rgb × t.rgb × 2`, alpha kept.
+    Mod2xNoAlpha,
+    /// `c.rgb + t.rgb`, alpha kept.
+    AddNoAlpha,
+    /// `c.rgb + t.rgb × t.a`, alpha kept (a reflection added by its own alpha).
+    AddByAlpha,
+}
+
+impl LayerCombine {
+    /// The number the renderer's shader reads (1..=7; 0 there means no second layer).
+    pub fn shader_code(self) -> u32 {
+        match self {
+            LayerCombine::Opaque => 1,
+            LayerCombine::Mod => 2,
+            LayerCombine::Add => 3,
+            LayerCombine::Mod2x => 4,
+            LayerCombine::Mod2xNoAlpha => 5,
+            LayerCombine::AddNoAlpha => 6,
+            LayerCombine::AddByAlpha => 7,
+        }
+    }
+
+    /// A short name, as `info` shows it (`mod2x`).
+    pub fn label(self) -> &'static str {
+        match self {
+            LayerCombine::Opaque => "opaque",
+            LayerCombine::Mod => "mod",
+            LayerCombine::Add => "add",
+            LayerCombine::Mod2x => "mod2x",
+            LayerCombine::Mod2xNoAlpha => "mod2x, alpha kept",
+            LayerCombine::AddNoAlpha => "add, alpha kept",
+            LayerCombine::AddByAlpha => "add by its alpha",
+        }
+    }
 }
 
 /// How a texture axis treats coordinates outside 0..1.
@@ -100,6 +167,7 @@ impl Material {
             uv_set: 0,
             draw_order: 0,
             wrap: [TextureWrap::Repeat; 2],
+            layer2: None,
             raw: Vec::new(),
         }
     }

@@ -62,7 +62,7 @@ pub use channel::{Channel, EaseRamp, JointTracks, MorphBlock, TrackTime, UvSlotK
 pub use clip::{Clip, MILLISECONDS_PER_SECOND, TrackReport, resolve_clip};
 pub use curve::{Curve, Interpolation, Key};
 pub use details::{DetailRow, DetailSection, OpenChoice, RawField};
-pub use material::{AlphaMode, BlendMode, Material, TextureWrap};
+pub use material::{AlphaMode, BlendMode, LayerCombine, Material, TextureLayer, TextureWrap};
 pub use mesh::{Influence, Mesh, SkinWeights, Submesh, compute_normals, compute_normals_into, expand_positions};
 pub use model::{FormatKind, LodLevel, Scene, SceneKind};
 pub use node::{FaceAnchor, Node, NodeKind};

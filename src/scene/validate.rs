@@ -294,6 +294,16 @@ impl Scene {
                 material.image = None;
                 self.warnings.push(format!("material {i}: image index out of range; drawn untextured"));
             }
+            if let Some(layer) = material.layer2.as_mut() {
+                if layer.image.is_some_and(|image| image >= images) {
+                    layer.image = None;
+                    self.warnings.push(format!("material {i}: second texture's image index out of range; left out"));
+                }
+                if layer.uv_set > 1 {
+                    layer.uv_set = 0;
+                    self.warnings.push(format!("material {i}: second texture's UV set is not 0 or 1; set 0 used"));
+                }
+            }
         }
         let clips = self.clips.len();
         self.clip_aliases.retain(|&(_, clip)| clip < clips);

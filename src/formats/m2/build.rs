@@ -15,8 +15,8 @@ use super::tracks::Track;
 use crate::scene::anim::{CurveValue, sample_curve};
 use crate::scene::{
     Aabb, AlphaMode, BlendMode, Channel, Clip, Curve, DetailRow, DetailSection, FormatKind, Influence, Joint,
-    JointTracks, Key, Material, Mesh, Node, NodeKind, RawField, Scene, SceneKind, Skeleton, SkinWeights, Submesh,
-    TextureWrap, TrackReport, TrackTime,
+    JointTracks, Key, LayerCombine, Material, Mesh, Node, NodeKind, RawField, Scene, SceneKind, Skeleton, SkinWeights,
+    Submesh, TextureLayer, TextureWrap, TrackReport, TrackTime,
 };
 
 /// What the scene builder needs besides the decoded files.
@@ -142,6 +142,11 @@ fn unit_coord_set(model: &M2Model, unit: &TextureUnit) -> Option<i16> {
     model.texcoord_lookup.get(usize::from(unit.texcoord_combo)).copied()
 }
 
+/// The coordinate set of a unit's second texture: the lookup's next entry after its first.
+fn second_coord_set(model: &M2Model, unit: &TextureUnit) -> Option<i16> {
+    usize::from(unit.texcoord_combo).checked_add(1).and_then(|i| model.texcoord_lookup.get(i)).copied()
+}
+
 /// Where a unit's colour and transparency come from when the playing sequence has no keys:
 /// sequence 0, as WoW Model Viewer reads them (`ModelRenderPass::init` asks
 /// `color.uses(0)` and `getValue(0, animtime)`, likewise `transparency[..].trans`), and a
@@ -251,7 +256,10 @@ fn build_meshes(model: &M2Model, skin: &Skin, scene: &mut Scene) -> Vec<Option<u
     let mut out = Vec::with_capacity(skin.submeshes.len());
     let mut bad_vertices = 0usize;
     // The second UV set is kept only where a unit samples it (most models have none).
-    let second_set_sampled = skin.units.iter().any(|u| unit_coord_set(model, u) == Some(1));
+    let second_set_sampled = skin.units.iter().any(|u| {
+        let second = (u.texture_count >= 2).then(|| second_coord_set(model, u)).flatten();
+        unit_coord_set(model, u) == Some(1) || second == Some(1)
+    });
     for (si, sub) in skin.submeshes.iter().enumerate() {
         let start = sub.index_start as usize;
         let mut count = usize::from(sub.index_count);
@@ -518,6 +526,9 @@ fn build_materials(
                 "texture unit {ui}: texture coordinate set {set} does not exist (a vertex has 0 and 1); set 0 used"
             ));
         }
+        if unit.texture_count >= 2 {
+            material.layer2 = second_layer(model, unit, ui, options, &mut scene.warnings);
+        }
         material.raw = vec![
             RawField::new("blend mode", unit.offset + UNIT_MATERIAL, u64::from(blend)),
             RawField::new("priority plane", unit.offset + UNIT_PRIORITY, unit.priority as u64),
@@ -548,6 +559,92 @@ fn build_materials(
         }
     }
     out
+}
+
+/// The second texture of a unit with two (texture count 2): the next entries of the texture
+/// and coordinate lookups after the unit's own, combined as its shader id says.
+///
+/// How the 3.3.5a client combines two textures (the shader id it gives a batch as the skin
+/// loads): ids with bit 0x8000 name three programs over a sphere-mapped second texture (1
+/// multiplies it in 2x keeping alpha, 2 and 3 add it by its own alpha; v272 files number them
+/// 0..=2); otherwise the low bits
+/// pick the second stage's combiner: 0 multiplies the colour keeping alpha (opaque), 3 adds,
+/// 4 multiplies 2x, 6 and 7 the same keeping alpha, any other multiplies. A v264 file's stored
+/// id has no low bits for that (the client fills them from a combiner table only under global
+/// flag 0x8, which we do not read), so its second texture multiplies; a v272 file stores the
+/// id whole. `None` (with a warning) where the lookups name nothing or the id draws no second
+/// texture.
+fn second_layer(
+    model: &M2Model,
+    unit: &TextureUnit,
+    ui: usize,
+    options: &BuildOptions,
+    warnings: &mut Vec<String>,
+) -> Option<TextureLayer> {
+    let next = |combo: u16| usize::from(combo).checked_add(1);
+    let Some(texture) = next(unit.texture_combo)
+        .and_then(|i| model.texture_lookup.get(i))
+        .and_then(|&t| model.textures.get(usize::from(t)))
+    else {
+        warnings.push(format!(
+            "texture unit {ui}: second texture (combo {} + 1) names no texture; drawn with its first alone",
+            unit.texture_combo
+        ));
+        return None;
+    };
+    let combine = layer_combine(unit.shader_id, model.version);
+    let Some(combine) = combine else {
+        warnings.push(format!(
+            "texture unit {ui}: shader id {:#06x} draws no second texture; drawn with its first alone",
+            unit.shader_id
+        ));
+        return None;
+    };
+    let coord_set = second_coord_set(model, unit);
+    let sphere_map = unit.shader_id & 0x8000 != 0 || coord_set.is_some_and(|c| c < 0);
+    if !sphere_map && coord_set.is_none_or(|c| c > 1) {
+        warnings.push(format!(
+            "texture unit {ui}: second texture's coordinate set ({}) is not 0 or 1; set 0 used",
+            coord_set.map_or_else(|| "none".into(), |c| c.to_string())
+        ));
+    }
+    Some(TextureLayer {
+        texture: if texture.kind == 0 {
+            Some(texture.name.clone()).filter(|n| !n.is_empty())
+        } else {
+            options.replaceable_texture.clone()
+        },
+        image: None,
+        uv_set: u8::from(!sphere_map && coord_set == Some(1)),
+        sphere_map,
+        wrap: texture_wrap(texture.flags),
+        combine,
+    })
+}
+
+/// The second stage's combiner for a unit's shader id (see [`second_layer`]); `None` where the
+/// id draws one texture.
+pub fn layer_combine(shader_id: u16, version: u32) -> Option<LayerCombine> {
+    if shader_id & 0x8000 != 0 {
+        // 3.3.5a numbers the three sphere-mapped programs 1..=3 (0 draws nothing); later files
+        // index a table whose rows 0..=2 are the same three (Combiners_Opaque_Mod2xNA_Alpha,
+        // _AddAlpha, _AddAlpha_Alpha over Diffuse_T1_Env).
+        let row = (shader_id & 0x7FFF).checked_sub(u16::from(version < 272));
+        return match row {
+            Some(0) => Some(LayerCombine::Mod2xNoAlpha),
+            Some(1 | 2) => Some(LayerCombine::AddByAlpha),
+            _ => None,
+        };
+    }
+    let low = if version >= 272 { shader_id & 0x7 } else { 0 };
+    Some(match low {
+        0 => LayerCombine::Opaque,
+        3 => LayerCombine::Add,
+        4 => LayerCombine::Mod2x,
+        6 => LayerCombine::Mod2xNoAlpha,
+        7 => LayerCombine::AddNoAlpha,
+        _ => LayerCombine::Mod,
+    })
 }
 
 fn build_clips(
@@ -854,6 +951,26 @@ fn build_markers(model: &M2Model, scene: &mut Scene) {
     }
 }
 
+/// The unit table's "second texture" cell: the texture index, its coordinates and combiner
+/// (`1 uv0 add`), `-` for a unit with one texture.
+fn second_texture_cell(model: &M2Model, unit: &TextureUnit) -> String {
+    if unit.texture_count < 2 {
+        return "-".into();
+    }
+    let next = |combo: u16| usize::from(combo).checked_add(1);
+    let texture = next(unit.texture_combo)
+        .and_then(|i| model.texture_lookup.get(i))
+        .map_or_else(|| "none".into(), |t| t.to_string());
+    let coords = match second_coord_set(model, unit) {
+        _ if unit.shader_id & 0x8000 != 0 => "env".to_string(),
+        Some(c) if c < 0 => "env".into(),
+        Some(c) => format!("uv{c}"),
+        None => "uv?".into(),
+    };
+    let combine = layer_combine(unit.shader_id, model.version).map_or("not drawn", LayerCombine::label);
+    format!("{texture} {coords} {combine}")
+}
+
 fn model_details(model: &M2Model, skin: Option<&Skin>, options: &BuildOptions, scene: &mut Scene) {
     let mut sections = Vec::new();
     let row = DetailRow::default;
@@ -890,6 +1007,7 @@ fn model_details(model: &M2Model, skin: Option<&Skin>, options: &BuildOptions, s
                     .with("flags", format_args!("{flags:#x} {}", names::render_flag_names(flags)))
                     .with("texture", texture.map(|t| t.to_string()).unwrap_or_else(|| "-".into()))
                     .with("textures", u.texture_count)
+                    .with("second texture", second_texture_cell(model, u))
                     .with("color", u.color)
                     .with("transparency", u.weight_combo)
                     .with(
@@ -1386,5 +1504,64 @@ mod tests {
         assert_eq!(unit_color_at(&scene, Some(0), 50.0).w, 0.4);
         assert_eq!(unit_color_at(&scene, Some(1), 50.0).w, 1.0);
         assert_eq!(unit_color_at(&scene, None, 50.0).w, 0.4, "the rest pose keeps its own");
+    }
+
+    /// A unit with two textures gets a second layer from the lookups' next entries, combined
+    /// as its shader id says; one whose lookup names nothing or whose id draws one texture
+    /// keeps its first alone, with a warning.
+    #[test]
+    fn a_unit_with_two_textures_gets_a_second_layer() {
+        use crate::formats::m2::model::Texture;
+        let vertex = |i: u8| Vertex {
+            position: Vec3::new(f32::from(i), f32::from(i * i), 0.0),
+            weights: [255, 0, 0, 0],
+            bones: [0; 4],
+            normal: Vec3::Z,
+            uv: [0.0; 2],
+            uv1: [0.25, f32::from(i)],
+        };
+        let model = M2Model {
+            version: 264,
+            vertices: (0..3).map(vertex).collect(),
+            textures: vec![
+                Texture { kind: 0, flags: 0, name: "base.blp".into() },
+                Texture { kind: 0, flags: 3, name: "second.blp".into() },
+            ],
+            texture_lookup: vec![0, 1, 0],
+            texcoord_lookup: vec![0, 1, 0, -1],
+            render_flags: vec![(0, 0)],
+            ..M2Model::default()
+        };
+        let unit = |texture_combo: u16, texcoord_combo: u16, shader_id: u16| TextureUnit {
+            texture_combo,
+            texcoord_combo,
+            shader_id,
+            color: -1,
+            texture_count: 2,
+            ..TextureUnit::default()
+        };
+        let skin = one_triangle_skin(vec![unit(0, 0, 0), unit(0, 2, 0x8001), unit(2, 0, 0), unit(0, 0, 0x8000)]);
+        let mut scene = build(&model, Some(&skin), &BuildOptions::default(), 1 << 16);
+        let layer = |m: usize| scene.materials[m].layer2.clone();
+        let first = layer(0).expect("unit 0: a second layer");
+        assert_eq!(first.texture.as_deref(), Some("second.blp"));
+        assert_eq!((first.uv_set, first.sphere_map, first.combine), (1, false, LayerCombine::Opaque));
+        assert_eq!(first.wrap, [TextureWrap::Repeat; 2]);
+        assert_eq!(scene.meshes[0].uvs1.len(), 3, "the second layer's set 1 keeps the mesh's second UVs");
+        let env = layer(1).expect("unit 1: a sphere-mapped layer");
+        assert_eq!((env.sphere_map, env.combine), (true, LayerCombine::Mod2xNoAlpha));
+        assert_eq!(layer(2), None, "texture lookup 3 does not exist");
+        assert_eq!(layer(3), None, "3.3.5a shader id 0x8000 draws no second texture");
+        assert_eq!(scene.warnings.len(), 2, "{:?}", scene.warnings);
+        assert_eq!(scene.validate(), Ok(()));
+        // The combiner rule: v264 ids carry no second-stage bits; v272 ids do.
+        assert_eq!(layer_combine(0x13, 264), Some(LayerCombine::Opaque));
+        let v272: Vec<_> = [0x10, 0x11, 0x13, 0x14, 0x16, 0x17].map(|id| layer_combine(id, 272)).into();
+        use LayerCombine::*;
+        assert_eq!(v272, [Opaque, Mod, Add, Mod2x, Mod2xNoAlpha, AddNoAlpha].map(Some));
+        assert_eq!(layer_combine(0x8000, 272), Some(Mod2xNoAlpha));
+        assert_eq!(layer_combine(0x8002, 272), Some(AddByAlpha));
+        assert_eq!(layer_combine(0x8003, 264), Some(AddByAlpha));
+        assert_eq!(layer_combine(0x8004, 264), None);
     }
 }
