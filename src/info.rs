@@ -537,6 +537,153 @@ impl Summary {
     }
 }
 
+/// What `mdview info PARK` prints of a park save (`formats::park`): the header, every placed
+/// object with the clip it plays, paths and queues by cell, and what cannot be shown and why.
+#[derive(Debug, Serialize)]
+pub struct ParkSummary {
+    pub path: Option<String>,
+    pub install: Option<String>,
+    pub theme: Option<String>,
+    pub version: u32,
+    pub language: u8,
+    pub header: crate::formats::park::WorldHeader,
+    pub open: bool,
+    pub clock: crate::formats::park::Clock,
+    pub objects: Vec<ParkObjectSummary>,
+    pub paths: Vec<crate::formats::park::PathCell>,
+    pub queues: Vec<crate::formats::park::QueueCell>,
+    pub unshown: Vec<crate::formats::park::Unshown>,
+    /// Present ride-system slots that no object or queue cell names.
+    pub unnamed_slots: usize,
+    pub warnings: Vec<String>,
+}
+
+/// One placed object as `info` lists it.
+#[derive(Debug, Serialize)]
+pub struct ParkObjectSummary {
+    pub thing: u32,
+    pub item: u32,
+    pub name: Option<String>,
+    pub wad: Option<String>,
+    pub cell: Option<[u8; 2]>,
+    pub angle: u32,
+    pub slot: Option<u32>,
+    pub pose: crate::formats::park::placement::Pose,
+}
+
+impl ParkSummary {
+    pub fn of(park: &crate::formats::park::Park) -> ParkSummary {
+        let shown = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
+        ParkSummary {
+            path: shown(&park.path),
+            install: shown(&park.install),
+            theme: park.theme.clone(),
+            version: park.save.version,
+            language: park.save.language,
+            header: park.save.world.header.clone(),
+            open: park.is_open(),
+            clock: park.save.clock,
+            objects: park
+                .items
+                .iter()
+                .map(|i| ParkObjectSummary {
+                    thing: i.thing,
+                    item: i.item,
+                    name: i.name().map(str::to_string),
+                    wad: i.entry.as_ref().map(|e| e.wad.display().to_string()),
+                    cell: i.cell,
+                    angle: i.angle,
+                    slot: i.slot,
+                    pose: i.pose.clone(),
+                })
+                .collect(),
+            paths: park.paths.clone(),
+            queues: park.queues.clone(),
+            unshown: park.unshown.clone(),
+            unnamed_slots: park.unnamed_slots,
+            warnings: park.warnings.clone(),
+        }
+    }
+
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write;
+        let cell = |c: Option<[u8; 2]>| c.map_or("not placed".to_string(), |[x, y]| format!("({x}, {y})"));
+        let mut out = String::new();
+        let _ = writeln!(out, "Park: {}", self.path.as_deref().unwrap_or("(memory)"));
+        let _ = writeln!(out, "format: TPW save, version {}, language {}", self.version, self.language);
+        let _ = writeln!(
+            out,
+            "game tick {}, park {}, {} visitors to date, clock {} ms",
+            self.header.game_tick,
+            if self.open { "open" } else { "closed" },
+            self.header.visitors_to_date,
+            self.clock.game_ms
+        );
+        let _ = writeln!(
+            out,
+            "install: {} (theme {})",
+            self.install.as_deref().unwrap_or("none"),
+            self.theme.as_deref().unwrap_or("unknown")
+        );
+        let _ = writeln!(out, "objects ({}):", self.objects.len());
+        for o in &self.objects {
+            let name = o.name.as_deref().unwrap_or("?");
+            let wad = o.wad.as_deref().map(|w| format!(" ({w})")).unwrap_or_default();
+            let mut plays: Vec<String> = o
+                .pose
+                .channels
+                .iter()
+                .map(|c| {
+                    let hold = match c.hold {
+                        crate::formats::park::placement::Hold::Playing if c.looping => ", looping",
+                        crate::formats::park::placement::Hold::Playing => "",
+                        crate::formats::park::placement::Hold::FrozenFirst => ", frozen on frame 0",
+                        crate::formats::park::placement::Hold::HeldLast => ", held on its last frame",
+                    };
+                    format!("{} at {} ms (frame {:.1}){hold}, speed {}", c.clip_name, c.time_ms, c.frame, c.speed)
+                })
+                .collect();
+            if o.pose.as_built {
+                plays.push("as built (last frame of C)".into());
+            }
+            let hidden = if o.pose.hidden_nodes.is_empty() {
+                String::new()
+            } else {
+                format!("; hidden nodes {:?}", o.pose.hidden_nodes)
+            };
+            let _ = writeln!(
+                out,
+                "  thing {} item {} {name}{wad} at {} {}°: {}{hidden}",
+                o.thing,
+                o.item,
+                cell(o.cell),
+                o.angle,
+                plays.join("; ")
+            );
+        }
+        let _ = writeln!(out, "paths ({}):", self.paths.len());
+        for p in &self.paths {
+            let _ = writeln!(out, "  {} tile {} at {}°", cell(Some(p.cell)), p.index, p.angle);
+        }
+        let _ = writeln!(out, "queues ({}):", self.queues.len());
+        for q in &self.queues {
+            let _ = writeln!(out, "  {} {} at {}°", cell(Some(q.cell)), q.piece.unwrap_or("unknown piece"), q.angle);
+        }
+        let _ = writeln!(out, "not shown ({}):", self.unshown.len());
+        for u in &self.unshown {
+            let thing = u.thing.map(|t| format!("thing {t} ")).unwrap_or_default();
+            let _ = writeln!(out, "  {thing}item {} at {}: {}", u.item, cell(u.cell), u.reason);
+        }
+        if self.unnamed_slots > 0 {
+            let _ = writeln!(out, "ride system: {} records no object or queue cell names", self.unnamed_slots);
+        }
+        for w in &self.warnings {
+            let _ = writeln!(out, "warning: {w}");
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::OpenTiming;

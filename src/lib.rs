@@ -20,3 +20,4 @@ pub mod info;
 pub mod render;
 pub mod scan;
 pub mod scene;
+pub mod writers;

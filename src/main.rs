@@ -106,6 +106,17 @@ struct InfoArgs {
     /// against decoding the same bytes alone.
     #[arg(long)]
     timing: bool,
+    #[command(flatten)]
+    park: ParkArgs,
+}
+
+/// Options for a park save (`.TPWS`, `.INTS`, `.TPWI`), for every command that opens one.
+#[derive(Args, Clone)]
+struct ParkArgs {
+    /// The install whose items a park save names (the folder holding `data/levels/`); by
+    /// default the first folder above the save that holds one.
+    #[arg(long)]
+    install: Option<PathBuf>,
 }
 
 #[derive(Args, Clone)]
@@ -196,6 +207,15 @@ fn open(path: &Path) -> Result<Scene> {
 }
 
 fn run_info(args: &InfoArgs) -> Result<()> {
+    if is_park_save(&args.file) {
+        let park = mdview::formats::park::open_park(&args.file, args.park.install.as_deref())?;
+        let summary = mdview::info::ParkSummary::of(&park);
+        return if args.json {
+            emit(&format!("{}\n", serde_json::to_string_pretty(&summary)?))
+        } else {
+            emit(&summary.to_text())
+        };
+    }
     if mdview::formats::vfs::is_archive(&args.file) {
         let archive = mdview::archive::open_archive(&args.file)?;
         let listing = mdview::archive::ArchiveListing::of(&args.file, &archive);
@@ -221,6 +241,14 @@ fn run_info(args: &InfoArgs) -> Result<()> {
         emit(&summary.to_text())?;
     }
     Ok(())
+}
+
+/// Whether `path` is a park save, by its content (the container magic and `BILZ`).
+fn is_park_save(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::new();
+    std::fs::File::open(path).and_then(|f| f.take(0x611).read_to_end(&mut head)).is_ok()
+        && mdview::formats::park::is_save(&head)
 }
 
 /// The first open against a warm open and a warm decode of the same bytes alone (each the

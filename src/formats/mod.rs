@@ -13,6 +13,7 @@ pub mod m2;
 pub mod md3;
 pub mod mdl;
 pub mod mdr;
+pub mod park;
 pub mod quake2;
 pub mod quake_axes;
 pub mod reader;

@@ -1,0 +1,4 @@
+//! Writers that exist to make fixtures and the demo.
+
+pub mod md3;
+pub mod park;
