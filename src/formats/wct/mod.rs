@@ -148,13 +148,13 @@ pub fn decode(data: &[u8]) -> DecodeResult<WctImage> {
     let alpha_size = u64::try_from(header.alpha_size)
         .map_err(|_| r.invalid("alpha chunk size", 20, format!("{} is not a chunk size", header.alpha_size)))?;
     let colour_chunk = r.bytes(HEADER_SIZE, colour_size, "colour chunk")?;
-    let compressed = header.flags & FLAG_COMPRESSED != 0;
     let mut warnings = Vec::new();
 
     // Each coefficient takes at most 3 bytes (an escape and an i16).
     let luma = size * size;
     let chroma = (size / 2) * (size / 2);
     let colour_limit = 3 * (luma + 2 * chroma);
+    let compressed = is_compressed(&header, colour_chunk, luma + 2 * chroma, &mut warnings);
     let (colour, colour_coding) =
         chunk::decode_chunk(colour_chunk, compressed, HEADER_SIZE, "colour chunk", colour_limit)?;
     let steps = dequantisation(&header);
@@ -178,6 +178,7 @@ pub fn decode(data: &[u8]) -> DecodeResult<WctImage> {
                 "the alpha byte says there is alpha, but the chunk is empty",
             ));
         }
+        let compressed = is_compressed(&header, alpha_chunk, luma, &mut warnings);
         let (alpha, _) = chunk::decode_chunk(alpha_chunk, compressed, alpha_at, "alpha chunk", 3 * luma)?;
         let mut coefficients = Coefficients { data: &alpha, at: 0, chunk_offset: alpha_at, field: "alpha chunk" };
         let layout = wavelet::Layout { half_scale: !header.full_scale(), alpha: true };
@@ -191,6 +192,27 @@ pub fn decode(data: &[u8]) -> DecodeResult<WctImage> {
 
     let rgba = to_rgba(width as usize, height as usize, size, &y, &cb, &cr, alpha.as_deref());
     Ok(WctImage { width, height, rgba, has_alpha: alpha.is_some(), header, colour_coding, warnings })
+}
+
+/// Whether to decompress a chunk that is not `BILZ`. OpenTPW ignores flag bit 4 and takes
+/// every such chunk for LZSS; we read it as raw coefficients only when the bit is clear and the
+/// chunk is exactly `count` coefficients, and otherwise as LZSS, as OpenTPW does (with a
+/// warning when that overrules the bit).
+fn is_compressed(header: &WctHeader, chunk: &[u8], count: usize, warnings: &mut Vec<String>) -> bool {
+    if header.flags & FLAG_COMPRESSED != 0 || chunk.starts_with(chunk::BILZ_MAGIC) {
+        return true;
+    }
+    let (mut at, mut coefficients) = (0usize, 0usize);
+    while at < chunk.len() && coefficients < count {
+        at += if chunk.get(at) == Some(&0x80) { 3 } else { 1 };
+        coefficients += 1;
+    }
+    let raw = at == chunk.len() && coefficients == count;
+    if !raw {
+        warnings
+            .push("flags say uncompressed, but a chunk is not raw coefficients; read as LZSS, as OpenTPW does".into());
+    }
+    !raw
 }
 
 /// JPEG's YCbCr to RGB, with chroma sampled at half resolution. Each channel is clamped to

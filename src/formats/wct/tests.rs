@@ -358,3 +358,19 @@ fn every_truncation_and_bit_flip_fails_cleanly() {
         }
     }
 }
+
+#[test]
+fn lzss_chunks_decode_whatever_flag_bit_four_says() {
+    // OpenTPW takes every chunk that is not BILZ for LZSS. The half-scale fixture's colour,
+    // LZSS-coded, with bit 4 clear: still LZSS, with a warning. Exact raw coefficients with
+    // the bit clear stay raw (one_by_one_grey_pads_to_eight).
+    let mut colour = sparse_plane(8, &[(0, 0, 500)]);
+    colour.extend(sparse_plane(4, &[]));
+    colour.extend(sparse_plane(4, &[]));
+    let h = WctHeader { flags: 0, ..header(3, 2) };
+    let image = decode(&file(h, &encode_lzss(&colour), &[])).unwrap();
+    assert_eq!(image.colour_coding, ChunkCoding::Lzss);
+    assert!(image.warnings.iter().any(|w| w.contains("LZSS")), "{:?}", image.warnings);
+    let expected: Vec<u8> = [61, 89, 28, 105, 154, 49].iter().flat_map(|&y| [y, y, y, 255]).collect();
+    assert_eq!(image.rgba, expected);
+}
