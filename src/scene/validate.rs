@@ -515,4 +515,28 @@ mod tests {
         assert!(scene.clips[0].warnings[0].contains("node 5 out of range"), "{:?}", scene.clips[0].warnings);
         assert_eq!(scene.default_clip, None);
     }
+
+    /// A second texture layer whose image points nowhere is left out of the drawing, and one
+    /// naming a UV set past 1 samples set 0, each with a warning; the material stays.
+    #[test]
+    fn a_second_layer_with_a_bad_image_or_uv_set_is_mended_with_a_warning() {
+        use crate::scene::{LayerCombine, Material, TextureLayer, TextureWrap};
+        let mut scene = triangle_scene();
+        let mut material = Material::new("two textures");
+        material.layer2 = Some(TextureLayer {
+            texture: Some("second.png".into()),
+            image: Some(7),
+            uv_set: 2,
+            sphere_map: false,
+            wrap: [TextureWrap::Repeat; 2],
+            combine: LayerCombine::Mod,
+        });
+        scene.materials.push(material);
+        assert_eq!(scene.validate(), Ok(()));
+        let layer = scene.materials.last().and_then(|m| m.layer2.clone()).expect("the layer stays");
+        assert_eq!((layer.image, layer.uv_set), (None, 0));
+        let warned = |text: &str| scene.warnings.iter().any(|w| w.contains(text));
+        assert!(warned("second texture's image index out of range"), "{:?}", scene.warnings);
+        assert!(warned("second texture's UV set is not 0 or 1"), "{:?}", scene.warnings);
+    }
 }
