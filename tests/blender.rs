@@ -27,12 +27,37 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The demo gate with its doors swung a quarter turn between two plain (linear) keys: the
+/// case where a component-wise blend strays most from the slerp (0.032 units mid-swing before
+/// the exporter split such intervals).
+fn linear_swing_gate() -> PathBuf {
+    use mdview::formats::tpw::layout::NO_EASING;
+    use mdview::formats::tpw::writer::{AnimFile, RotationKeySpec, TrackSpec};
+    let dir = repo().join("tests/out/blender-src");
+    std::fs::create_dir_all(&dir).expect("source folder");
+    std::fs::copy(repo().join("assets/demo/gate.MD2"), dir.join("gate.MD2")).expect("copy the gate");
+    let half = std::f32::consts::FRAC_1_SQRT_2;
+    let door = |target: u16, sign: f32| TrackSpec {
+        target,
+        rotation: vec![
+            RotationKeySpec { frame: 0, curve: NO_EASING, quat: [0.0, 0.0, 0.0, 1.0] },
+            RotationKeySpec { frame: 30, curve: NO_EASING, quat: [0.0, sign * half, 0.0, half] },
+        ],
+        ..TrackSpec::default()
+    };
+    let swing = AnimFile { last_frame: 30, tracks: vec![door(0, 1.0), door(1, -1.0)], ..AnimFile::default() };
+    std::fs::write(dir.join("gateM1.MD2"), swing.to_bytes()).expect("write the swing");
+    dir.join("gate.MD2")
+}
+
 /// The models: the demo gate (door rotation keys, the construction clip's hide list and the
-/// sign's visibility track), a Quake II corpus model, the MDR sample and the corpus Rabbit.
+/// sign's visibility track), the gate swung on linear keys, a Quake II corpus model, the MDR
+/// sample and the corpus Rabbit.
 fn models() -> Vec<(&'static str, PathBuf)> {
     let corpus = repo().join("../shared/corpus");
     let wanted = [
         ("gate", repo().join("assets/demo/gate.MD2")),
+        ("gate-linear", linear_swing_gate()),
         ("hunter", corpus.join("md2/hunter/tris.md2")),
         ("arm", repo().join("assets/mdr/arm.mdr")),
         ("rabbit", corpus.join("m2/rabbit/Rabbit.m2")),

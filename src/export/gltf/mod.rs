@@ -130,7 +130,10 @@ pub fn write_with(scene: &Scene, path: &Path, pointers: PointerAnimation) -> Res
         if let Some(buffer) = value.get_mut("buffers").and_then(|b| b.get_mut(0)) {
             buffer["uri"] = Value::String(relative_uri(&bin_name));
         }
-        crate::export::write_output(&bin_path, &doc.bin).with_context(|| format!("writing {}", bin_path.display()))?;
+        if !doc.bin.is_empty() {
+            crate::export::write_output(&bin_path, &doc.bin)
+                .with_context(|| format!("writing {}", bin_path.display()))?;
+        }
         crate::export::write_output(path, serde_json::to_vec_pretty(&value)?)
             .with_context(|| format!("writing {}", path.display()))?;
     }
@@ -1875,13 +1878,17 @@ impl Builder<'_> {
 
     fn finish(mut self) -> Result<Document> {
         let scene = self.scene;
-        self.root.buffers.push(json::Buffer {
-            byte_length: usize64(self.bin.len()),
-            name: None,
-            uri: None,
-            extensions: None,
-            extras: None,
-        });
+        // A buffer must hold at least one byte: a file with nothing binary (a model of tags
+        // alone) has none.
+        if !self.bin.is_empty() {
+            self.root.buffers.push(json::Buffer {
+                byte_length: usize64(self.bin.len()),
+                name: None,
+                uri: None,
+                extensions: None,
+                extras: None,
+            });
+        }
         self.root.extensions_used = self.extensions.iter().map(|s| s.to_string()).collect();
         let mut value = serde_json::to_value(&self.root).context("serialising the glTF JSON")?;
         // gltf-json 1.4 cannot express KHR_animation_pointer (its channel target must name a
