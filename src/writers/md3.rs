@@ -1,5 +1,5 @@
 //! A Quake 3 `.md3` encoder for fixtures and fuzz seeds: writes an [`Md3File`] (as
-//! [`md3::read`](crate::formats::md3::read) gives it) back in id's layout: header, frames, tags
+//! [`md3::read`] gives it) back in id's layout: header, frames, tags
 //! frame by frame, then each surface with its shaders, triangles, texture coordinates and
 //! vertices.
 

@@ -622,7 +622,7 @@ fn second_layer(
     })
 }
 
-/// The second stage's combiner for a unit's shader id (see [`second_layer`]); `None` where the
+/// The second stage's combiner for a unit's shader id (see `second_layer`); `None` where the
 /// id draws one texture.
 pub fn layer_combine(shader_id: u16, version: u32) -> Option<LayerCombine> {
     if shader_id & 0x8000 != 0 {
@@ -877,10 +877,10 @@ fn material_channels(
                 return;
             }
         }
-        if let Some((keys, time)) = rgb {
-            if !add(keys.len(), Channel::MaterialColor { material, keys, time }) {
-                return;
-            }
+        if let Some((keys, time)) = rgb
+            && !add(keys.len(), Channel::MaterialColor { material, keys, time })
+        {
+            return;
         }
         for (keys, time) in color_alpha.into_iter().chain(weight) {
             if !add(keys.len(), Channel::MaterialAlpha { material, keys, time }) {

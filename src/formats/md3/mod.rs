@@ -9,9 +9,9 @@
 //! and `numFrames × numVerts` vertices: 3 × i16 in 1/64 units and a 16-bit normal, latitude in
 //! the high byte and longitude in the low, each 256ths of a turn (`tr_model.c`).
 //!
-//! [`read`] gives the file as stored, in Quake axes; [`decode`] the scene ([`assemble`]);
+//! [`read`] gives the file as stored, in Quake axes; [`decode`] the scene (`assemble`);
 //! [`open`] adds the textures by Quake 3's rules and the `.skin` files beside the model
-//! ([`textures`]).
+//! (`textures`).
 
 mod assemble;
 mod textures;
