@@ -42,6 +42,24 @@ fn main() -> std::io::Result<()> {
             seeds.push(("wct", name.into(), encoder::encode(&rgba, 16, 8, options)));
         }
     }
+    // Parks: the written fixture save, an empty one, and the fixture's payload alone with its
+    // bare cells empty (small enough to mutate; the target reads a payload without a container).
+    {
+        use mdview::writers::park::{SaveSpec, fixture_install, fixture_save, payload, write_save};
+        seeds.push(("park_save", "fixture".into(), write_save(&fixture_save())));
+        seeds.push(("park_save", "empty".into(), write_save(&SaveSpec::default())));
+        let mut small = fixture_save();
+        small.bare_cell = mdview::formats::park::Cell::default();
+        seeds.push(("park_save", "fixture_payload".into(), payload(&small)));
+        for item in fixture_install().items {
+            seeds.push(("sam", item.stem.clone(), item.sam.into_bytes()));
+        }
+        seeds.push((
+            "sam",
+            "peeps".into(),
+            b"PeepTypes[0].PreferredExcitement.StartingCash\t80 300 # x\nInfo.Name \"A # B\"\n".to_vec(),
+        ));
+    }
     seeds.push(("mdr", "arm".into(), mdview::formats::mdr::writer::arm(false).to_bytes()));
     seeds.push(("mdr", "arm_compressed".into(), mdview::formats::mdr::writer::arm(true).to_bytes()));
 

@@ -98,6 +98,8 @@ pub const TARGETS: &[Target] = &[
     Target { name: "pcx", run: pcx },
     Target { name: "wad", run: wad_archive },
     Target { name: "wct", run: wct_texture },
+    Target { name: "park_save", run: park_save },
+    Target { name: "sam", run: sam_text },
 ];
 
 /// A TPW mesh file (or an animation file on its own).
@@ -218,6 +220,33 @@ pub fn wad_archive(data: &[u8]) {
 
 pub fn wct_texture(data: &[u8]) {
     let _ = wct::decode(data);
+}
+
+/// A park save, or (without the container's magic) the inflated payload alone, so that the
+/// fuzzer reaches the module walk without making zlib streams; read with the fixture install's
+/// channel counts, assembled into a park and summarised as `info` prints it.
+pub fn park_save(data: &[u8]) {
+    use crate::formats::park;
+    static CATALOGUE: std::sync::OnceLock<park::Catalogue> = std::sync::OnceLock::new();
+    let catalogue = CATALOGUE.get_or_init(crate::writers::park::fixture_catalogue);
+    let counts = |id| catalogue.channel_count(id);
+    let save =
+        if park::is_save(data) { park::read_save_with(data, &counts) } else { park::read_payload(data, &counts) };
+    if let Ok(save) = save {
+        let _ = crate::info::ParkSummary::of(&park::Park::assemble(save, catalogue, None)).to_text();
+    }
+}
+
+/// `.sam` text: parsed, laid over a category, its shape read and its catalogue entry made.
+pub fn sam_text(data: &[u8]) {
+    use crate::formats::park::catalogue::{ItemKind, entry_from_sam};
+    use crate::formats::park::sam::{Sam, parse_shape};
+    let item = Sam::parse(&String::from_utf8_lossy(data));
+    let category = Sam::parse("Info.NumSimultAnims 1\nInfo.Shape\n---\n*\n---\n");
+    if let Some(block) = item.block("Info.Shape") {
+        let _ = parse_shape(block);
+    }
+    let _ = entry_from_sam(&item, &category, "jungle", ItemKind::Ride, "item.wad".into(), "item");
 }
 
 /// What a user's open does with a decoded file: validate the scene (as `formats::open_with`

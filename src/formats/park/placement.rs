@@ -146,3 +146,70 @@ pub fn pose_of(slot: Option<&RideSlot>) -> Pose {
     pose.as_built = pose.channels.is_empty();
     pose
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn top_left_follows_the_offset_turned_and_half_turned() {
+        // saves.md: an offset (x, y) is x columns and y rows before the anchor unturned; at 90°
+        // y columns before and x rows after; at 180° x columns and y rows after; at 270° y
+        // columns after and x rows before.
+        assert_eq!(top_left([30, 30], [2, 1], 0), Some([28, 29]));
+        assert_eq!(top_left([30, 30], [2, 1], 90), Some([29, 32]));
+        assert_eq!(top_left([30, 30], [2, 1], 180), Some([32, 31]));
+        assert_eq!(top_left([30, 30], [2, 1], 270), Some([31, 28]));
+        assert_eq!(top_left([0, 0], [0, 1], 0), None);
+        assert_eq!(top_left([5, 5], [0, 0], 45), None);
+    }
+
+    #[test]
+    fn channels_pose_by_role_clip_time_and_flags() {
+        let channel = |flags, role, clip| Channel {
+            flags,
+            role,
+            clip,
+            start_ms: 1_000,
+            clip_time_ms: 2_000,
+            speed: 1.5,
+            ..Channel::default()
+        };
+        let looping = channel_pose(0, &channel(0x1, 5, 2)).unwrap().unwrap();
+        assert_eq!((looping.role, looping.clip_name.as_str(), looping.time_ms), ('M', "M3", 1000));
+        assert!((looping.frame - 30.0).abs() < 1e-9 && looping.looping && looping.hold == Hold::Playing);
+        assert_eq!(channel_pose(0, &channel(0x14, 6, 0)).unwrap().unwrap().hold, Hold::HeldLast);
+        assert_eq!(channel_pose(0, &channel(0xC, 0, 0)).unwrap().unwrap().hold, Hold::HeldLast);
+        assert!(channel_pose(0, &channel(0xC, 0, 0)).unwrap().unwrap().construction_ended);
+        assert_eq!(channel_pose(0, &channel(0x2, 11, 0)).unwrap().unwrap().hold, Hold::FrozenFirst);
+        assert!(channel_pose(0, &channel(0, 12, 0)).is_none());
+        assert!(channel_pose(0, &channel(0, 13, 0)).unwrap().is_err());
+        let slot = RideSlot {
+            index: 0,
+            item: 1,
+            cell: [0, 0],
+            footprint: [1, 1],
+            make_flags: 0,
+            script: 0,
+            hoarding_flags: 0,
+            hoarding_progress: 0.0,
+            angle: 0,
+            lookup_count: 0,
+            shared_flags: 0,
+            attached: 0,
+            node_flags: vec![0x400, 0x401, 0x20],
+            channels: vec![channel(0, 12, 0)],
+        };
+        let pose = pose_of(Some(&slot));
+        assert!(pose.as_built && pose.channels.is_empty());
+        assert_eq!(pose.hidden_nodes, vec![1]);
+        assert!(pose_of(None).as_built);
+    }
+
+    #[test]
+    fn quarter_turns_are_exact() {
+        for (angle, x_image) in [(0, Vec3::X), (90, Vec3::NEG_Z), (180, Vec3::NEG_X), (270, Vec3::Z)] {
+            assert_eq!(turn(angle) * Vec3::X, x_image, "{angle}°");
+        }
+    }
+}
