@@ -48,12 +48,15 @@ const FILES: [&str; 20] = [
 fn write_install() -> PathBuf {
     let root = std::env::temp_dir().join(format!("mdview-bench-listing-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
+    // The animations are TPW animation files: grouping reads their headers.
+    let clip = mdview::formats::tpw::writer::AnimFile { last_frame: 20, ..Default::default() }.to_bytes();
     for kind in 0..KINDS {
         for model in 0..PER_KIND {
             let dir = root.join("models").join(format!("kind{kind:02}")).join(format!("model{model:02}"));
             std::fs::create_dir_all(&dir).expect("bench folder");
             for name in FILES {
-                std::fs::write(dir.join(name), b"x").expect("bench file");
+                let animation = name.starts_with("gate") && name.ends_with("1.md2") || name.ends_with("M2.md2");
+                std::fs::write(dir.join(name), if animation { &clip[..] } else { b"x" }).expect("bench file");
             }
         }
     }

@@ -19,11 +19,27 @@ fn names(folder: &Folder) -> Vec<String> {
     folder.entries.iter().map(|e| e.name.clone()).collect()
 }
 
+/// `names` written into a fresh folder: the TPW animation files (`gateM1.MD2`) as animation
+/// headers, since grouping reads them; the rest as a few bytes.
+fn written(folder: &str, names: &[&str]) -> (PathBuf, Vec<PathBuf>) {
+    let dir = common::temp_dir(folder);
+    let clip = AnimFile { last_frame: 10, ..Default::default() }.to_bytes();
+    let paths = names
+        .iter()
+        .map(|name| {
+            let lower = name.to_lowercase();
+            let animation = lower.ends_with(".md2") && lower.trim_end_matches(".md2").contains('m');
+            common::write(&dir, name, if animation { &clip[..] } else { b"x" })
+        })
+        .collect();
+    (dir, paths)
+}
+
 #[test]
 fn animations_group_under_their_base_model() {
-    let folder = Folder::from_files(
-        Path::new("/models"),
-        paths(&[
+    let (dir, files) = written(
+        "group-under-base",
+        &[
             "gateM2.MD2",
             "GATE.MD2",
             "gatem10.md2",
@@ -33,8 +49,9 @@ fn animations_group_under_their_base_model() {
             "readme.txt",
             "tree.m2",
             "boss.mdr",
-        ]),
+        ],
     );
+    let folder = Folder::from_files(&dir, files);
     assert_eq!(names(&folder), ["boss.mdr", "droid.md2", "GATE.MD2", "orphanM1.md2", "tree.m2"]);
     let gate = &folder.entries[2];
     let anims: Vec<String> = gate.animations.iter().map(|p| mdview::app::file_name(p)).collect();
@@ -97,7 +114,8 @@ fn stepping_stops_at_the_ends_and_follows_the_filter() {
 
 #[test]
 fn the_filter_matches_animation_names_too() {
-    let mut folder = Folder::from_files(Path::new("/m"), paths(&["gate.md2", "gateM1.md2", "tree.md2"]));
+    let (dir, files) = written("filter-animations", &["gate.md2", "gateM1.md2", "tree.md2"]);
+    let mut folder = Folder::from_files(&dir, files);
     folder.filter = "m1".into();
     assert_eq!(folder.visible(), [0]);
 }
@@ -666,7 +684,7 @@ fn a_model_opened_from_a_tree_remembers_the_tree_as_its_recent_folder() {
     assert_eq!(load_now(&mut session, 1, &deep), Applied::Opened);
     let root = std::path::absolute(&dir).unwrap();
     assert_eq!(session.recent.files.first(), Some(&std::path::absolute(&deep).unwrap()));
-    assert_eq!(session.recent.folders, [root.clone()], "the tree browsed, not a/b");
+    assert_eq!(session.recent.folders, std::slice::from_ref(&root), "the tree browsed, not a/b");
     // A file opened on its own remembers its own folder.
     let mut session = Session::default();
     let lone = dir.join("a/b/deep.md2");

@@ -218,14 +218,22 @@ fn the_sheet_view_shows_a_thumbnail_per_model() {
     }
     // The screenshot waits for the thumbnails.
     let (img, _) = screenshot(&[dir.to_string_lossy().as_ref(), "--sheet-view"], "window-sheet");
-    // Three thumbnails of 160 px in a row from the viewport's left edge (the folder panel is
-    // 230 px wide), each of the model over the renderer's background, not a grey placeholder.
+    // The demo's park.wad is a folder of the tree: the folder's own models come under a
+    // heading, then the archive's under theirs. Three thumbnails of 160 px in a row from the
+    // viewport's left edge (the folder panel is 230 px wide), below the first heading, each of
+    // the model over the renderer's background, not a grey placeholder.
+    let thumbnail = |p: &image::Rgba<u8>| luma(p) > 45.0 && luma(p) < 70.0;
+    let top = (36..120)
+        .find(|&y| (0..20).all(|d| thumbnail(img.get_pixel(246, y + d))))
+        .expect("a thumbnail below the heading");
+    let heading = fraction(&img, 238, 36, 600, top, |p| luma(p) > 150.0);
+    assert!(top > 50 && heading > 0.01, "a heading above the thumbnails: top {top}, {heading:.3} text");
     for k in 0..3 {
         let x0 = 238 + k * 166;
-        let background = *img.get_pixel(x0 + 8, 44); // inside the selection outline
-        assert!(luma(&background) > 45.0 && luma(&background) < 70.0, "thumbnail {k}: {background:?}");
-        let framed = fraction(&img, x0 + 10, 44, x0 + 150, 184, |p| *p == background);
-        let model = fraction(&img, x0 + 10, 44, x0 + 150, 184, |p| luma(p) > 90.0);
+        let background = *img.get_pixel(x0 + 8, top); // inside the selection outline
+        assert!(thumbnail(&background), "thumbnail {k}: {background:?}");
+        let framed = fraction(&img, x0 + 10, top, x0 + 150, top + 140, |p| *p == background);
+        let model = fraction(&img, x0 + 10, top, x0 + 150, top + 140, |p| luma(p) > 90.0);
         assert!(framed > 0.02 && model > 0.03, "thumbnail {k}: {framed:.2} background, {model:.3} model");
     }
 }

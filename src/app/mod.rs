@@ -184,8 +184,7 @@ impl Viewer {
 
     /// `path` as the folder tree names it: below the folder browsed, else its file name.
     pub fn shown_name(&self, path: &Path) -> String {
-        let folder = self.session.folder.as_ref();
-        match folder.and_then(|f| f.index_of(path).and_then(|i| f.entries.get(i))).filter(|e| e.path == path) {
+        match self.session.folder.as_ref().and_then(|f| f.entry_of(path)) {
             Some(entry) => entry.relative_path(),
             None => file_name(path),
         }
@@ -796,7 +795,7 @@ impl App {
                 }
                 if let Some(doc) = &self.viewer.session.doc {
                     let bounds = clip_bounds(doc);
-                    gfx_title(self.gfx.as_ref(), doc);
+                    gfx_title(self.gfx.as_ref(), &self.viewer.shown_name(&doc.path));
                     self.viewer.frame_on(bounds, true);
                 }
                 self.awaiting_present = Some((requested_at, decode_time));
@@ -1257,9 +1256,9 @@ fn clip_bounds(doc: &state::Document) -> crate::scene::Aabb {
     bounds
 }
 
-fn gfx_title(gfx: Option<&Gfx>, doc: &state::Document) {
+fn gfx_title(gfx: Option<&Gfx>, name: &str) {
     if let Some(gfx) = gfx {
-        gfx.window.set_title(&format!("{} — mdview", file_name(&doc.path)));
+        gfx.window.set_title(&format!("{name} — mdview"));
     }
 }
 

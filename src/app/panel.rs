@@ -147,7 +147,8 @@ pub fn status_bar_ui(ui: &mut Ui, viewer: &mut Viewer) {
             match &viewer.session.doc {
                 Some(doc) => {
                     let (vertices, triangles) = doc.counts();
-                    ui.label(RichText::new(file_name(&doc.path)).strong())
+                    // Below the folder browsed: a tree has many a `tris.md2`.
+                    ui.label(RichText::new(viewer.shown_name(&doc.path)).strong())
                         .on_hover_text(doc.path.display().to_string());
                     ui.label(format!("{} · {vertices} vertices · {triangles} triangles", doc.summary.format_name));
                     if let Some(t) = viewer.last_open {

@@ -258,13 +258,15 @@ enum Band {
 }
 
 /// The bands for the entries the filter shows: a heading where the folder changes, then the
-/// folder's thumbnails `columns` to a row.
+/// folder's thumbnails `columns` to a row. A folder with no models below its own has no
+/// heading: the folder panel names it.
 fn bands(folder: &super::state::Folder, columns: usize) -> Vec<Band> {
     let mut bands = Vec::new();
+    let flat = folder.entries.iter().all(|e| e.folder.is_empty());
     let mut shown: Option<&str> = None;
     for index in folder.visible() {
         let Some(entry) = folder.entries.get(index) else { continue };
-        if shown != Some(entry.folder.as_str()) {
+        if !flat && shown != Some(entry.folder.as_str()) {
             let root = super::file_name(&folder.dir);
             let heading = if entry.folder.is_empty() { format!("{root}/") } else { format!("{}/", entry.folder) };
             bands.push(Band::Heading(heading));
@@ -331,8 +333,10 @@ pub fn sheet_ui(ui: &mut egui::Ui, viewer: &mut super::Viewer) {
                 let rect = egui::Rect::from_min_size(origin + Vec2::new(0.0, *top), Vec2::new(width, height));
                 let cells = match band {
                     Band::Heading(text) => {
-                        let text = RichText::new(text).strong();
-                        ui.put(rect, egui::Label::new(text).truncate().halign(egui::Align::LEFT));
+                        let colour = ui.visuals().strong_text_color();
+                        let font = egui::TextStyle::Body.resolve(ui.style());
+                        let at = rect.left_bottom() + Vec2::new(2.0, -4.0);
+                        ui.painter().text(at, egui::Align2::LEFT_BOTTOM, format!("🗀 {text}"), font, colour);
                         continue;
                     }
                     Band::Cells(cells) => cells,
@@ -437,6 +441,25 @@ mod tests {
         cache.finish(&key("a", 1), Thumbnail::Failed("old".into()));
         assert!(cache.get(&key("a", 1), 2).is_none());
         assert!(matches!(cache.get(&key("a", 2), 2), Some(Thumbnail::Pending)));
+    }
+
+    #[test]
+    fn the_sheet_has_a_heading_per_folder_and_rows_of_its_models() {
+        let files = ["/g/top.md2", "/g/a/one.md2", "/g/a/two.md2", "/g/a/three.md2", "/g/b/c/four.m2"];
+        let folder = crate::app::state::Folder::from_files(Path::new("/g"), files.iter().map(PathBuf::from).collect());
+        let shown: Vec<String> = bands(&folder, 2)
+            .iter()
+            .map(|band| match band {
+                Band::Heading(text) => text.clone(),
+                Band::Cells(cells) => {
+                    cells.iter().map(|&i| folder.entries[i].name.as_str()).collect::<Vec<_>>().join(" ")
+                }
+            })
+            .collect();
+        assert_eq!(shown, ["g/", "top.md2", "a/", "one.md2 three.md2", "two.md2", "b/c/", "four.m2"]);
+        // A folder with no sub-folders needs no heading.
+        let flat = crate::app::state::Folder::from_files(Path::new("/g"), vec![PathBuf::from("/g/x.md2")]);
+        assert!(matches!(bands(&flat, 4).as_slice(), [Band::Cells(cells)] if cells == &[0]));
     }
 
     #[test]

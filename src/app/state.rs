@@ -56,6 +56,15 @@ pub struct Folder {
     /// The model to mark current once the listing reaches it.
     wanted: Option<PathBuf>,
     listing: Option<TreeListing>,
+    /// Which listing this is: a folder listed again is another, even with as many entries.
+    pub generation: u64,
+}
+
+/// The last [`Folder::generation`] given out.
+static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+fn next_generation() -> u64 {
+    GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1
 }
 
 impl Folder {
@@ -63,7 +72,8 @@ impl Folder {
     /// is each archive inside `dir`).
     pub fn scan(dir: &Path) -> std::io::Result<Folder> {
         let listed = crate::formats::listing::list(dir)?;
-        let mut folder = Folder { dir: dir.to_path_buf(), complete: true, ..Folder::default() };
+        let mut folder =
+            Folder { dir: dir.to_path_buf(), complete: true, generation: next_generation(), ..Folder::default() };
         folder.add(listed);
         Ok(folder)
     }
@@ -71,7 +81,12 @@ impl Folder {
     /// Starts listing `dir` in the background: the folder is empty at first and fills in as
     /// [`Folder::poll`] takes what the listing found; `wake` is called when there is some.
     pub fn browse(dir: &Path, wake: Option<Wake>) -> Folder {
-        Folder { dir: dir.to_path_buf(), listing: Some(TreeListing::start(dir, wake)), ..Folder::default() }
+        Folder {
+            dir: dir.to_path_buf(),
+            listing: Some(TreeListing::start(dir, wake)),
+            generation: next_generation(),
+            ..Folder::default()
+        }
     }
 
     /// Takes what the background listing found since the last call; whether anything changed.
@@ -131,7 +146,8 @@ impl Folder {
     /// file whose base model is beside it goes under that model; an animation without its
     /// base stays a normal entry so it can still be opened (and reports what it needs).
     pub fn from_files(dir: &Path, files: Vec<PathBuf>) -> Folder {
-        let mut folder = Folder { dir: dir.to_path_buf(), complete: true, ..Folder::default() };
+        let mut folder =
+            Folder { dir: dir.to_path_buf(), complete: true, generation: next_generation(), ..Folder::default() };
         let mut entries: Vec<FolderEntry> = group_models(files)
             .into_iter()
             .map(|group| FolderEntry {
@@ -199,6 +215,11 @@ impl Folder {
             let same = |p: &Path| p.file_name() == path.file_name() && same_file(p, path);
             self.entries.iter().position(|e| holds(e, &same))
         })
+    }
+
+    /// The entry whose model is `path` as spelt (no file system call: for every frame).
+    pub fn entry_of(&self, path: &Path) -> Option<&FolderEntry> {
+        self.entries.iter().find(|e| e.path == path)
     }
 
     pub fn current_entry(&self) -> Option<&FolderEntry> {

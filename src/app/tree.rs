@@ -46,7 +46,7 @@ pub fn rows(folder: &Folder) -> Vec<Row> {
 /// list was last scrolled to follow the current model.
 #[derive(Default)]
 pub struct TreeView {
-    key: Option<(std::path::PathBuf, usize, String)>,
+    key: Option<(u64, usize, String)>,
     rows: Vec<Row>,
     /// The current entry the list last scrolled to.
     followed: Option<usize>,
@@ -56,7 +56,7 @@ pub struct TreeView {
 
 impl TreeView {
     fn rows(&mut self, folder: &Folder) -> &[Row] {
-        let key = (folder.dir.clone(), folder.entries.len(), folder.filter.clone());
+        let key = (folder.generation, folder.entries.len(), folder.filter.clone());
         if self.key.as_ref() != Some(&key) {
             self.rows = rows(folder);
             self.key = Some(key);
@@ -138,7 +138,7 @@ pub fn files_ui(ui: &mut Ui, viewer: &mut Viewer) {
                     Row::Heading { name, relative, depth } => {
                         ui.horizontal(|ui| {
                             ui.add_space(INDENT * (*depth as f32 - 1.0));
-                            ui.label(RichText::new(format!("{name}/")).strong().small()).on_hover_text(relative);
+                            ui.label(RichText::new(format!("🗀 {name}/")).strong()).on_hover_text(relative);
                         });
                     }
                     Row::Model { index, depth } => {
