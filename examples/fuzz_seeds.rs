@@ -62,6 +62,8 @@ fn main() -> std::io::Result<()> {
     }
     seeds.push(("mdr", "arm".into(), mdview::formats::mdr::writer::arm(false).to_bytes()));
     seeds.push(("mdr", "arm_compressed".into(), mdview::formats::mdr::writer::arm(true).to_bytes()));
+    seeds.push(("md3", "sample".into(), mdview::writers::md3::write(&mdview::writers::md3::sample(3))));
+    seeds.push(("mdl", "sample".into(), mdview::writers::mdl::write(&mdview::writers::mdl::sample())));
 
     let corpus = root.join("../shared/corpus");
     if corpus.is_dir() {
@@ -71,6 +73,10 @@ fn main() -> std::io::Result<()> {
             let label = path.strip_prefix(&corpus).unwrap_or(&path).to_string_lossy().replace('/', "_");
             if lower.ends_with(".md2") && data.starts_with(b"IDP2") {
                 seeds.push(("quake2", label, data));
+            } else if lower.ends_with(".md3") && data.len() < 64 << 10 {
+                seeds.push(("md3", label, data));
+            } else if lower.ends_with(".mdl") && data.len() < 64 << 10 {
+                seeds.push(("mdl", label, data));
             } else if lower.ends_with(".pcx") {
                 seeds.push(("pcx", label, data));
             } else if lower.ends_with(".blp") {

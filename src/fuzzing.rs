@@ -8,7 +8,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::export::{gltf, obj};
-use crate::formats::{self, m2, mdr, quake2, tpw, wad, wct};
+use crate::formats::{self, m2, md3, mdl, mdr, quake2, tpw, wad, wct};
 use crate::scene::Scene;
 use crate::scene::anim::Pose;
 
@@ -93,6 +93,8 @@ pub const TARGETS: &[Target] = &[
     Target { name: "tpw_anim", run: tpw_anim },
     Target { name: "quake2", run: quake2_md2 },
     Target { name: "mdr", run: quake3_mdr },
+    Target { name: "md3", run: quake3_md3 },
+    Target { name: "mdl", run: quake1_mdl },
     Target { name: "m2_skin", run: m2_with_skin },
     Target { name: "blp", run: blp },
     Target { name: "pcx", run: pcx },
@@ -161,6 +163,22 @@ pub fn quake2_md2(data: &[u8]) {
 
 pub fn quake3_mdr(data: &[u8]) {
     if let Ok(scene) = mdr::decode(data) {
+        exercise(scene);
+    }
+}
+
+pub fn quake3_md3(data: &[u8]) {
+    if let Ok(scene) = md3::decode(data) {
+        exercise(scene);
+    }
+}
+
+/// A Quake `.mdl`; its skins are decoded too, as drawing it would.
+pub fn quake1_mdl(data: &[u8]) {
+    if let Ok(scene) = mdl::decode(data) {
+        for image in &scene.images {
+            let _ = image.load();
+        }
         exercise(scene);
     }
 }

@@ -97,7 +97,7 @@ pub fn skins_beside(model: &Path, assets: &mut Assets) -> Vec<(String, Asset)> {
     } else {
         own
     };
-    chosen.sort_by(|a, b| (a.0 != "default", a.0.to_lowercase()).cmp(&(b.0 != "default", b.0.to_lowercase())));
+    chosen.sort_by_key(|(name, _)| (name != "default", name.to_lowercase()));
     chosen
 }
 

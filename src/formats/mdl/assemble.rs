@@ -82,8 +82,11 @@ fn render_vertices(file: &MdlFile) -> (Vec<u32>, Vec<Vec2>, Vec<[u32; 3]>) {
     (source, uvs, triangles)
 }
 
-/// The poses in file order with, per pose, its time and its clip run `(name, first, last)`.
-fn pose_table(file: &MdlFile) -> (Vec<&Pose>, Vec<f32>, Vec<(String, usize, usize)>) {
+/// Clip runs over the pose table: `(name, first pose, last pose)`.
+type Runs = Vec<(String, usize, usize)>;
+
+/// The poses in file order with, per pose, its time, and the clip runs over them.
+fn pose_table(file: &MdlFile) -> (Vec<&Pose>, Vec<f32>, Runs) {
     let (mut poses, mut times, mut runs) = (Vec::new(), Vec::new(), Vec::<(String, usize, usize, bool)>::new());
     for frame in &file.frames {
         let first = poses.len();
