@@ -10,7 +10,8 @@
 
 use glam::Quat;
 
-use super::{SampleBudget, Trs};
+use super::decompose::Trs;
+use super::sampling::SampleBudget;
 
 /// Most steps one interval is split into: a 180° turn needs about 70 at a 1e-5 tolerance.
 const MAX_STEPS: usize = 256;

@@ -1,0 +1,407 @@
+//! Animations: one per clip, its samplers and channels, the pointer channels of material
+//! colours and texture transforms, and the rest-value keys that hold what a clip leaves alone.
+
+use std::collections::HashMap;
+
+use glam::{Quat, Vec3, Vec4};
+use gltf_json as json;
+use json::validation::Checked::Valid;
+use serde_json::Value;
+
+use super::sampling::{clip_seconds, clip_times, track_times};
+use super::uv::{UvScroll, texture_transform};
+use super::{Builder, index};
+use crate::scene::anim::sample_curve;
+use crate::scene::{Channel, Clip};
+
+/// A channel that gltf-json cannot express, added to the serialised JSON.
+pub(super) struct PointerChannel {
+    pub(super) pointer: String,
+    pub(super) input: u32,
+    pub(super) output: u32,
+}
+
+impl Builder<'_> {
+    pub(super) fn sampler(
+        &mut self,
+        animation: &mut json::Animation,
+        seconds: &[f32],
+        output: u32,
+        step: bool,
+    ) -> json::Index<json::animation::Sampler> {
+        // Channels sampled at the same times (a node's T, R and S) share one input accessor.
+        let input = match &self.last_input {
+            Some((times, input)) if times.as_slice() == seconds => *input,
+            _ => {
+                let input = self.times(seconds);
+                self.last_input = Some((seconds.to_vec(), input));
+                input
+            }
+        };
+        let interpolation =
+            if step { json::animation::Interpolation::Step } else { json::animation::Interpolation::Linear };
+        animation.samplers.push(json::animation::Sampler {
+            extensions: None,
+            extras: None,
+            input: index(input),
+            interpolation: Valid(interpolation),
+            output: index(output),
+        });
+        index(animation.samplers.len() as u32 - 1)
+    }
+
+    pub(super) fn channel(
+        &mut self,
+        animation: &mut json::Animation,
+        node: u32,
+        path: json::animation::Property,
+        seconds: &[f32],
+        output: u32,
+        step: bool,
+    ) {
+        let sampler = self.sampler(animation, seconds, output, step);
+        animation.channels.push(json::animation::Channel {
+            sampler,
+            target: json::animation::Target { extensions: None, extras: None, node: index(node), path: Valid(path) },
+            extensions: None,
+            extras: None,
+        });
+    }
+
+    pub(super) fn rotations(&mut self, animation: &mut json::Animation, node: u32, seconds: &[f32], values: &[Quat]) {
+        let mut flat = Vec::with_capacity(values.len() * 4);
+        let mut previous: Option<Quat> = None;
+        for q in values {
+            let mut q = q.normalize();
+            if previous.is_some_and(|p| p.dot(q) < 0.0) {
+                q = -q;
+            }
+            previous = Some(q);
+            flat.extend_from_slice(&q.to_array());
+        }
+        let out = self.floats(&flat, 4, false, None);
+        self.channel(animation, node, json::animation::Property::Rotation, seconds, out, false);
+    }
+
+    pub(super) fn vectors(
+        &mut self,
+        animation: &mut json::Animation,
+        node: u32,
+        path: json::animation::Property,
+        seconds: &[f32],
+        values: &[Vec3],
+        step: bool,
+    ) {
+        let out = self.vec3s(values, false, None);
+        self.channel(animation, node, path, seconds, out, step);
+    }
+
+    pub(super) fn animation(&mut self, c: usize) {
+        use json::animation::Property;
+        let scene = self.scene;
+        let Some(clip) = scene.clips.get(c) else { return };
+        let mut animation = json::Animation {
+            extensions: None,
+            extras: None,
+            channels: Vec::new(),
+            name: Some(clip.name.clone()),
+            samplers: Vec::new(),
+        };
+        let mut pointers = Vec::new();
+        let seconds_of = |times: &[f32]| -> Vec<f32> { times.iter().map(|&t| clip_seconds(clip, t)).collect() };
+        let mut materials_colored: Vec<usize> = Vec::new();
+        // Nodes anchored to a face of a mesh this clip morphs ride it: their motion is sampled
+        // from the viewer's pose at the mesh's keys.
+        let riders = (0..scene.nodes.len()).filter(|&node| self.ridden_keys(c, node).is_some());
+        let mut moved_nodes: Vec<usize> = clip.channels.iter().filter_map(Channel::moved_node).chain(riders).collect();
+        moved_nodes.sort_unstable();
+        moved_nodes.dedup();
+        for node in moved_nodes {
+            self.node_motion(&mut animation, c, node);
+        }
+        let mut switched: Vec<usize> = clip
+            .channels
+            .iter()
+            .filter_map(|c| match c {
+                Channel::NodeVisibility { node, .. } => Some(*node),
+                _ => None,
+            })
+            .collect();
+        switched.sort_unstable();
+        switched.dedup();
+        for node in switched {
+            self.node_visibility(&mut animation, clip, node);
+        }
+        for channel in &clip.channels {
+            match channel {
+                // All of a node's visibility channels at once (the hide list and its track).
+                Channel::NodeVisibility { .. } => {}
+                // Node motion is written above, vertex motion as morph targets (`plan_morphs`),
+                // UV keys as texture-transform scrolls (`plan_uv_scrolls`).
+                Channel::NodeRotation { .. }
+                | Channel::NodeRotationEased { .. }
+                | Channel::NodePosition { .. }
+                | Channel::NodeAxisScale { .. }
+                | Channel::NodePathProgress { .. }
+                | Channel::VertexMorph { .. }
+                | Channel::VertexFrames { .. }
+                | Channel::PackedFrames(_)
+                | Channel::UvKeys { .. } => {}
+                Channel::BoneFrames { skeleton, times, frames } => {
+                    self.bone_frames(&mut animation, clip, *skeleton, times, frames);
+                }
+                Channel::BoneTracks { skeleton, joints } => {
+                    self.bone_tracks(&mut animation, clip, *skeleton, joints);
+                }
+                Channel::MaterialColor { material, .. } | Channel::MaterialAlpha { material, .. } => {
+                    if !materials_colored.contains(material) {
+                        materials_colored.push(*material);
+                    }
+                }
+                Channel::UvTransform { material, translation, rotation, scale, time } => {
+                    if !self.transformable.get(*material).copied().unwrap_or(false) {
+                        self.note(format!(
+                            "clip {}: texture transform of untextured material {material} dropped",
+                            clip.name
+                        ));
+                        continue;
+                    }
+                    let mut key_times = track_times(clip, translation.keys.iter().map(|k| k.time), time[0]);
+                    key_times.extend(track_times(clip, rotation.keys.iter().map(|k| k.time), time[1]));
+                    key_times.extend(track_times(clip, scale.keys.iter().map(|k| k.time), time[2]));
+                    let times = self.take_samples(clip_times(clip, key_times, true));
+                    if times.is_empty() {
+                        continue;
+                    }
+                    let seconds = seconds_of(&times);
+                    let (mut offsets, mut rotations, mut scales) = (Vec::new(), Vec::new(), Vec::new());
+                    for &t in &times {
+                        let tr = sample_curve(translation, time[0].apply(t, t)).unwrap_or(Vec3::ZERO);
+                        let r = sample_curve(rotation, time[1].apply(t, t)).unwrap_or(Quat::IDENTITY);
+                        let s = sample_curve(scale, time[2].apply(t, t)).unwrap_or(Vec3::ONE);
+                        let (offset, angle, scale) = texture_transform(tr, r, s);
+                        offsets.extend_from_slice(&offset.to_array());
+                        rotations.push(angle);
+                        scales.extend_from_slice(&scale.to_array());
+                    }
+                    let base = format!(
+                        "/materials/{material}/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform"
+                    );
+                    for (suffix, values, width) in
+                        [("offset", offsets, 2), ("rotation", rotations, 1), ("scale", scales, 2)]
+                    {
+                        let input = self.times(&seconds);
+                        let output = self.floats(&values, width, false, None);
+                        pointers.push(PointerChannel { pointer: format!("{base}/{suffix}"), input, output });
+                    }
+                }
+            }
+        }
+        for material in materials_colored {
+            if let Some(p) = self.material_color(clip, material) {
+                pointers.push(p);
+            }
+        }
+        let scrolls: Vec<UvScroll> = self.uv_scrolls.iter().filter(|s| s.clip == c).cloned().collect();
+        for scroll in &scrolls {
+            pointers.extend(self.uv_scroll(scroll));
+        }
+        // Morph weights, one channel per mesh that a vertex channel moves in this clip.
+        for m in 0..scene.meshes.len() {
+            let (Some(node), Some(plan)) = (self.mesh_nodes.get(m).copied().flatten(), self.morphs.get(m)) else {
+                continue;
+            };
+            let Some(keys) = plan.keys.get(&c).cloned() else { continue };
+            let target_count = plan.targets.len();
+            if keys.is_empty() || target_count == 0 {
+                continue;
+            }
+            let seconds: Vec<f32> = keys.iter().map(|&(t, _)| clip_seconds(clip, t)).collect();
+            let output = self.one_hot_weights(&keys, target_count);
+            self.channel(&mut animation, node, Property::MorphTargetWeights, &seconds, output, false);
+        }
+        if animation.channels.is_empty() && pointers.is_empty() {
+            self.note(format!("clip {}: nothing this file can animate; left out", clip.name));
+            return;
+        }
+        if !pointers.is_empty() {
+            self.use_extension("KHR_animation_pointer");
+        }
+        self.root.push(animation);
+        self.pointer_channels.push(pointers);
+    }
+
+    /// Gives each animation a one-key channel holding the rest value of every target another
+    /// animation keys and it does not (a Quake II weapon in the clips it has no frames for, a
+    /// door a TPW clip leaves alone), as the viewer poses them: glTF players and Blender keep
+    /// whatever the last animation left in a property an animation does not key.
+    pub(super) fn hold_unkeyed_targets(&mut self) {
+        use json::animation::Property;
+        let targets = |a: &json::Animation| -> Vec<(u32, Property)> {
+            let valid = |c: &json::animation::Channel| match &c.target.path {
+                Valid(path) => Some((c.target.node.value() as u32, *path)),
+                _ => None,
+            };
+            a.channels.iter().filter_map(valid).collect()
+        };
+        let mut keyed: Vec<(u32, Property)> = self.root.animations.iter().flat_map(targets).collect();
+        keyed.sort_by_key(|(node, path)| (*node, format!("{path:?}")));
+        keyed.dedup();
+        let mut pointers: Vec<String> = self.pointer_channels.iter().flatten().map(|p| p.pointer.clone()).collect();
+        pointers.sort();
+        pointers.dedup();
+        if self.root.animations.len() < 2 || (keyed.is_empty() && pointers.is_empty()) {
+            return;
+        }
+        let start = self.times(&[0.0]);
+        self.last_input = Some((vec![0.0], start));
+        let mut held: HashMap<String, u32> = HashMap::new();
+        for a in 0..self.root.animations.len() {
+            let Some(slot) = self.root.animations.get_mut(a) else { continue };
+            let empty = json::Animation {
+                extensions: None,
+                extras: None,
+                channels: Vec::new(),
+                name: None,
+                samplers: Vec::new(),
+            };
+            let mut animation = std::mem::replace(slot, empty);
+            let own = targets(&animation);
+            for (node, path) in &keyed {
+                if own.contains(&(*node, *path)) {
+                    continue;
+                }
+                let key = format!("{node} {path:?}");
+                let output = match held.get(&key) {
+                    Some(&output) => output,
+                    None => {
+                        let value = self.rest_value(*node, path);
+                        // Weights are scalars, one per target; the rest one value of its width.
+                        let width = if *path == Property::MorphTargetWeights { 1 } else { value.len().max(1) };
+                        let output = self.floats(&value, width, false, None);
+                        held.insert(key, output);
+                        output
+                    }
+                };
+                self.channel(&mut animation, *node, *path, &[0.0], output, false);
+            }
+            if let Some(slot) = self.root.animations.get_mut(a) {
+                *slot = animation;
+            }
+            let own_pointers: Vec<String> =
+                self.pointer_channels.get(a).map(|p| p.iter().map(|c| c.pointer.clone()).collect()).unwrap_or_default();
+            for pointer in &pointers {
+                if own_pointers.contains(pointer) {
+                    continue;
+                }
+                let value = self.rest_pointer_value(pointer);
+                let output = self.floats(&value, value.len().max(1), false, None);
+                if let Some(list) = self.pointer_channels.get_mut(a) {
+                    list.push(PointerChannel { pointer: pointer.clone(), input: start, output });
+                }
+            }
+        }
+    }
+
+    /// The rest value of a node's property, as the node was written (weights: the mesh's own).
+    pub(super) fn rest_value(&self, node: u32, path: &json::animation::Property) -> Vec<f32> {
+        use json::animation::Property;
+        let Some(n) = self.root.nodes.get(node as usize) else { return Vec::new() };
+        match path {
+            Property::Translation => n.translation.unwrap_or([0.0; 3]).to_vec(),
+            Property::Rotation => n.rotation.map_or([0.0, 0.0, 0.0, 1.0], |r| r.0).to_vec(),
+            Property::Scale => n.scale.unwrap_or([1.0; 3]).to_vec(),
+            Property::MorphTargetWeights => {
+                let mesh = n.mesh.and_then(|m| self.root.meshes.get(m.value()));
+                let targets =
+                    mesh.and_then(|m| m.primitives.first()).and_then(|p| p.targets.as_ref()).map_or(0, Vec::len);
+                mesh.and_then(|m| m.weights.clone()).unwrap_or_else(|| vec![0.0; targets])
+            }
+        }
+    }
+
+    /// The rest value of a material property an animation pointer names: as the material was
+    /// written, else the property's default (a texture transform's identity, a white factor).
+    pub(super) fn rest_pointer_value(&self, pointer: &str) -> Vec<f32> {
+        let written =
+            pointer.strip_prefix("/materials/").and_then(|rest| rest.split_once('/')).and_then(|(index, path)| {
+                let material = self.root.materials.get(index.parse::<usize>().ok()?)?;
+                serde_json::to_value(material).ok()?.pointer(&format!("/{path}")).cloned()
+            });
+        let numbers = |v: &Value| -> Vec<f32> {
+            match v {
+                Value::Array(items) => items.iter().filter_map(Value::as_f64).map(|x| x as f32).collect(),
+                other => other.as_f64().map(|x| vec![x as f32]).unwrap_or_default(),
+            }
+        };
+        match written.as_ref().map(numbers).filter(|v| !v.is_empty()) {
+            Some(value) => value,
+            None if pointer.ends_with("/offset") => vec![0.0, 0.0],
+            None if pointer.ends_with("/rotation") => vec![0.0],
+            None if pointer.ends_with("/scale") => vec![1.0, 1.0],
+            None => vec![1.0, 1.0, 1.0, 1.0],
+        }
+    }
+
+    /// M2 colour and alpha tracks of one material as its animated `baseColorFactor`: the last
+    /// colour channel's RGB and the product of the alpha channels, as the viewer combines them.
+    pub(super) fn material_color(&mut self, clip: &Clip, material: usize) -> Option<PointerChannel> {
+        let base = self.scene.materials.get(material)?.base_color;
+        let mut key_times = Vec::new();
+        let mut cubic = false;
+        for channel in &clip.channels {
+            match channel {
+                Channel::MaterialColor { material: m, keys, time } if *m == material => {
+                    key_times.extend(track_times(clip, keys.keys.iter().map(|k| k.time), *time));
+                    cubic |= !matches!(keys.interpolation, crate::scene::Interpolation::Linear);
+                }
+                Channel::MaterialAlpha { material: m, keys, time } if *m == material => {
+                    key_times.extend(track_times(clip, keys.keys.iter().map(|k| k.time), *time));
+                    cubic |= !matches!(keys.interpolation, crate::scene::Interpolation::Linear);
+                }
+                _ => {}
+            }
+        }
+        let times = self.take_samples(clip_times(clip, key_times, cubic));
+        if times.is_empty() {
+            return None;
+        }
+        let mut values = Vec::with_capacity(times.len() * 4);
+        for &t in &times {
+            let mut color = base;
+            let mut alpha_set = false;
+            for channel in &clip.channels {
+                match channel {
+                    Channel::MaterialColor { material: m, keys, time } if *m == material => {
+                        if let Some(rgb) = sample_curve(keys, time.apply(t, t)) {
+                            color = rgb.extend(color.w);
+                        }
+                    }
+                    Channel::MaterialAlpha { material: m, keys, time } if *m == material => {
+                        if let Some(a) = sample_curve(keys, time.apply(t, t)) {
+                            color.w = if alpha_set { color.w * a } else { a };
+                            alpha_set = true;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            values.extend_from_slice(&color.clamp(Vec4::ZERO, Vec4::ONE).to_array());
+        }
+        // A track that holds the material's own colour all clip long (an M2 unit's constant
+        // transparency weight) needs no channel: the material already says it, and a reader
+        // without KHR_animation_pointer (assimp) can then load the file.
+        let rest = base.clamp(Vec4::ZERO, Vec4::ONE).to_array();
+        if values.chunks_exact(4).all(|c| c.iter().zip(&rest).all(|(v, r)| (v - r).abs() <= 1e-6)) {
+            return None;
+        }
+        let seconds: Vec<f32> = times.iter().map(|&t| clip_seconds(clip, t)).collect();
+        let input = self.times(&seconds);
+        let output = self.floats(&values, 4, false, None);
+        Some(PointerChannel {
+            pointer: format!("/materials/{material}/pbrMetallicRoughness/baseColorFactor"),
+            input,
+            output,
+        })
+    }
+}

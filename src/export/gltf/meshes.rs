@@ -1,0 +1,183 @@
+//! Meshes: render vertices, UV sets, skin attributes, morph targets and one primitive per
+//! submesh, and the node that carries each mesh.
+
+use std::collections::HashMap;
+
+use glam::{Mat4, Vec3};
+use gltf_json as json;
+use json::validation::Checked::Valid;
+use serde_json::json;
+
+use super::decompose::Trs;
+use super::materials::samples_second_set;
+use super::skins::four_influences;
+use super::{Builder, index};
+
+impl Builder<'_> {
+    pub(super) fn meshes(&mut self) {
+        use json::accessor::{ComponentType, Type};
+        use json::buffer::Target;
+        let scene = self.scene;
+        let hidden_lod: Vec<usize> = scene.lods.iter().skip(1).flat_map(|l| l.meshes.iter().copied()).collect();
+        if !hidden_lod.is_empty() {
+            self.note(format!("{} meshes of coarser levels of detail not exported (LOD 0 only)", hidden_lod.len()));
+        }
+        let rest_world = scene.rest_world_matrices();
+        // Per material, once: each answer looks at every mesh.
+        let second_sets: Vec<bool> = (0..scene.materials.len()).map(|m| samples_second_set(scene, m)).collect();
+        let mut skins: HashMap<usize, u32> = HashMap::new();
+        for (m, mesh) in scene.meshes.iter().enumerate() {
+            let count = mesh.vertex_count();
+            if count == 0 || mesh.triangles.is_empty() || hidden_lod.contains(&m) {
+                continue;
+            }
+            let positions = mesh.render_positions();
+            let mut attributes = std::collections::BTreeMap::new();
+            let position = self.vec3s(&positions, true, Some(Target::ArrayBuffer));
+            attributes.insert(Valid(json::mesh::Semantic::Positions), index(position));
+            if mesh.normals.len() == count {
+                let normals: Vec<Vec3> = mesh.normals.iter().map(|n| n.try_normalize().unwrap_or(Vec3::Y)).collect();
+                let a = self.vec3s(&normals, false, Some(Target::ArrayBuffer));
+                attributes.insert(Valid(json::mesh::Semantic::Normals), index(a));
+            }
+            if mesh.uvs.len() == count {
+                let flat: Vec<f32> = mesh.uvs.iter().flat_map(|uv| [uv.x, uv.y]).collect();
+                let a = self.floats(&flat, 2, false, Some(Target::ArrayBuffer));
+                attributes.insert(Valid(json::mesh::Semantic::TexCoords(0)), index(a));
+            }
+            let samples_second =
+                |sub: &crate::scene::Submesh| sub.material.and_then(|m| second_sets.get(m)).copied().unwrap_or(false);
+            if mesh.uvs1.len() == count && mesh.submeshes.iter().any(samples_second) {
+                let flat: Vec<f32> = mesh.uvs1.iter().flat_map(|uv| [uv.x, uv.y]).collect();
+                let a = self.floats(&flat, 2, false, Some(Target::ArrayBuffer));
+                attributes.insert(Valid(json::mesh::Semantic::TexCoords(1)), index(a));
+            }
+            let mut skin_index = None;
+            if let Some(skin) = &mesh.skin
+                && self.joint_nodes.get(skin.skeleton).is_some_and(|j| !j.is_empty())
+            {
+                let (joints, weights) = four_influences(mesh, skin);
+                let joint_view = self.view(bytemuck::cast_slice(&joints), Some(Target::ArrayBuffer));
+                let a = self.accessor(Some(joint_view), count, ComponentType::U16, Type::Vec4, None, None);
+                attributes.insert(Valid(json::mesh::Semantic::Joints(0)), index(a));
+                let w = self.floats(&weights, 4, false, Some(Target::ArrayBuffer));
+                attributes.insert(Valid(json::mesh::Semantic::Weights(0)), index(w));
+                skin_index = Some(match skins.get(&skin.skeleton) {
+                    Some(&s) => s,
+                    None => {
+                        let s = self.skin(skin.skeleton);
+                        skins.insert(skin.skeleton, s);
+                        s
+                    }
+                });
+                let world = mesh.node.and_then(|n| rest_world.get(n)).copied().unwrap_or(Mat4::IDENTITY);
+                if !world.abs_diff_eq(Mat4::IDENTITY, 1e-6) {
+                    self.note(format!("mesh {m} ({}): its node's placement is ignored by glTF skinning", mesh.name));
+                }
+            }
+            let plan_targets = self.morphs.get(m).map(|p| p.targets.len()).unwrap_or(0);
+            let mut targets = Vec::new();
+            for t in 0..plan_targets {
+                let delta = self.morphs.get(m).and_then(|p| p.targets.get(t)).cloned().unwrap_or_default();
+                let a = self.vec3s(&delta, true, Some(Target::ArrayBuffer));
+                targets.push(json::mesh::MorphTarget { positions: Some(index(a)), normals: None, tangents: None });
+            }
+            if plan_targets > 0 {
+                self.note("morph targets carry positions only; normals stay those of the rest pose".into());
+            }
+            let mut primitives = Vec::new();
+            let ranges: Vec<(Option<usize>, u32, u32)> = if mesh.submeshes.is_empty() {
+                vec![(None, 0, mesh.triangles.len() as u32)]
+            } else {
+                mesh.submeshes.iter().map(|s| (s.material, s.first_triangle, s.triangle_count)).collect()
+            };
+            let mut written: Vec<(u32, u32)> = Vec::new();
+            for (material, first, tri_count) in ranges {
+                // A pass over triangles already written (M2 texture-unit layers) that glTF cannot
+                // draw as the game does would cover its base: an additive or modulating blend or
+                // a sphere map becomes plain alpha blending over the same triangles, and an
+                // untextured one paints them flat.
+                if written.contains(&(first, tri_count))
+                    && let Some(why) = material.and_then(|i| self.unexpressible_layer(i))
+                {
+                    self.note(format!(
+                        "mesh {}: the layer drawn with material {} over the same triangles is left out ({why})",
+                        mesh.name,
+                        material.unwrap_or_default()
+                    ));
+                    continue;
+                }
+                written.push((first, tri_count));
+                let tris = mesh
+                    .triangles
+                    .get(first as usize..(first as usize).saturating_add(tri_count as usize))
+                    .unwrap_or(&[]);
+                let flat: Vec<u32> = tris.iter().flatten().copied().filter(|&i| (i as usize) < count).collect();
+                if flat.len() != tris.len() * 3 || flat.is_empty() {
+                    continue;
+                }
+                let indices = if count <= usize::from(u16::MAX) {
+                    let short: Vec<u16> = flat.iter().map(|&i| i as u16).collect();
+                    let view = self.view(bytemuck::cast_slice(&short), Some(Target::ElementArrayBuffer));
+                    self.accessor(Some(view), flat.len(), ComponentType::U16, Type::Scalar, None, None)
+                } else {
+                    let view = self.view(bytemuck::cast_slice(&flat), Some(Target::ElementArrayBuffer));
+                    self.accessor(Some(view), flat.len(), ComponentType::U32, Type::Scalar, None, None)
+                };
+                primitives.push(json::mesh::Primitive {
+                    attributes: attributes.clone(),
+                    extensions: None,
+                    extras: None,
+                    indices: Some(index(indices)),
+                    material: material
+                        .filter(|&i| i < scene.materials.len())
+                        .map(|i| index(self.mesh_materials.get(&(m, i)).copied().unwrap_or(i as u32))),
+                    mode: Valid(json::mesh::Mode::Triangles),
+                    targets: (!targets.is_empty()).then(|| targets.clone()),
+                });
+            }
+            if primitives.is_empty() {
+                continue;
+            }
+            let gltf_mesh = self
+                .root
+                .push(json::Mesh {
+                    extensions: None,
+                    extras: serde_json::value::to_raw_value(&json!({ "scene_mesh": m })).ok(),
+                    name: Some(mesh.name.clone()),
+                    primitives,
+                    weights: (plan_targets > 0).then(|| vec![0.0; plan_targets]),
+                })
+                .value() as u32;
+            if let Some(slot) = self.gltf_meshes.get_mut(m) {
+                *slot = Some(gltf_mesh);
+            }
+            let holder = if skin_index.is_some() || mesh.node.is_none() {
+                let n = self.push_node(mesh.name.clone(), Trs::IDENTITY);
+                self.loose_mesh_nodes.push(n);
+                n
+            } else {
+                let node = mesh.node.unwrap_or_default();
+                let parent = match self.visibility_nodes.get(&node) {
+                    Some(&v) => v,
+                    None => self.placed.get(node).map(|p| p.inner).unwrap_or(0),
+                };
+                let taken = self.root.nodes.get(parent as usize).is_some_and(|n| n.mesh.is_some());
+                if taken {
+                    let child = self.push_node(mesh.name.clone(), Trs::IDENTITY);
+                    self.add_child(parent, child);
+                    child
+                } else {
+                    parent
+                }
+            };
+            if let Some(node) = self.root.nodes.get_mut(holder as usize) {
+                node.mesh = Some(index(gltf_mesh));
+                node.skin = skin_index.map(index);
+            }
+            if let Some(slot) = self.mesh_nodes.get_mut(m) {
+                *slot = Some(holder);
+            }
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! Nodes: each scene node as a TRS node, or a chain where it is sheared ([`super::decompose`]),
+//! the visibility children, and the parent links and scene roots.
+
+use glam::{Mat4, Quat, Vec3};
+use gltf_json as json;
+
+use super::decompose::{self, NodeTransform, Trs};
+use super::{Builder, index};
+use crate::scene::Channel;
+
+/// Where one scene node landed.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Placed {
+    /// Carries the translation; children of the scene node's parent link here.
+    pub(super) outer: u32,
+    /// The node a rotation channel rotates.
+    pub(super) rotated: u32,
+    /// Children and meshes hang here.
+    pub(super) inner: u32,
+}
+
+impl Builder<'_> {
+    pub(super) fn push_node(&mut self, name: String, trs: Trs) -> u32 {
+        let node = json::Node {
+            name: Some(name),
+            translation: (trs.translation != Vec3::ZERO).then(|| trs.translation.to_array()),
+            rotation: (trs.rotation != Quat::IDENTITY)
+                .then(|| json::scene::UnitQuaternion(trs.rotation.normalize().to_array())),
+            scale: (trs.scale != Vec3::ONE).then(|| trs.scale.to_array()),
+            ..Default::default()
+        };
+        self.root.push(node).value() as u32
+    }
+
+    pub(super) fn add_child(&mut self, parent: u32, child: u32) {
+        if let Some(node) = self.root.nodes.get_mut(parent as usize) {
+            node.children.get_or_insert_with(Vec::new).push(index(child));
+        }
+    }
+
+    pub(super) fn nodes(&mut self) {
+        let scene = self.scene;
+        let mut rotated = vec![false; scene.nodes.len()];
+        for channel in scene.clips.iter().flat_map(|c| &c.channels) {
+            if let Channel::NodeRotation { node, .. } | Channel::NodeRotationEased { node, .. } = channel
+                && let Some(r) = rotated.get_mut(*node)
+            {
+                *r = true;
+            }
+        }
+        for (i, node) in scene.nodes.iter().enumerate() {
+            // A node that follows a joint hangs under the joint's node, which sits at its pivot.
+            let local = match node.joint {
+                Some((s, j)) => Mat4::from_translation(-self.joint_pivot(s, j)) * node.local,
+                None => node.local,
+            };
+            // A mirror under rotation keys no longer matters here: keyed poses are decomposed
+            // against the chain's fixed stretch (`node_motion`), which keeps the mirror exactly.
+            let transform = decompose::split(&local, rotated.get(i).copied().unwrap_or(false));
+            self.node_forms.push(transform);
+            let placed = match transform {
+                NodeTransform::Single(trs) => {
+                    let n = self.push_node(node.name.clone(), trs);
+                    Placed { outer: n, rotated: n, inner: n }
+                }
+                NodeTransform::Chain { outer, middle, inner } => {
+                    let o = self.push_node(node.name.clone(), outer);
+                    let m = self.push_node(format!("{} (stretch)", node.name), middle);
+                    let r = self.push_node(format!("{} (orientation)", node.name), inner);
+                    self.add_child(o, m);
+                    self.add_child(m, r);
+                    Placed { outer: o, rotated: r, inner: r }
+                }
+            };
+            self.placed.push(placed);
+        }
+        for channel in scene.clips.iter().flat_map(|c| &c.channels) {
+            if let Channel::NodeVisibility { node, .. } = channel
+                && !self.visibility_nodes.contains_key(node)
+                && let Some(placed) = self.placed.get(*node).copied()
+            {
+                let name = scene.nodes.get(*node).map(|n| n.name.clone()).unwrap_or_default();
+                let v = self.push_node(format!("{name} (visibility)"), Trs::IDENTITY);
+                self.add_child(placed.inner, v);
+                self.visibility_nodes.insert(*node, v);
+            }
+        }
+    }
+
+    /// Parent links of the scene's nodes; nodes that follow a joint hang under its node.
+    pub(super) fn link_nodes(&mut self) {
+        let scene = self.scene;
+        let mut roots = Vec::new();
+        for (i, node) in scene.nodes.iter().enumerate() {
+            let Some(placed) = self.placed.get(i).copied() else { continue };
+            let joint_parent =
+                node.joint.and_then(|(s, j)| self.joint_nodes.get(s).and_then(|nodes| nodes.get(j)).copied());
+            let parent = node.parent.and_then(|p| self.placed.get(p)).map(|p| p.inner);
+            match joint_parent.or(parent) {
+                Some(p) => self.add_child(p, placed.outer),
+                None => roots.push(placed.outer),
+            }
+        }
+        roots.extend(self.skeleton_roots.iter().copied());
+        roots.extend(self.loose_mesh_nodes.iter().copied());
+        self.root.scenes.push(json::Scene {
+            extensions: None,
+            extras: None,
+            name: None,
+            nodes: roots.into_iter().map(index).collect(),
+        });
+        self.root.scene = Some(index(0));
+    }
+}
+
+/// A TRS for a matrix known to be one (joint poses); shear, if any, is dropped.
+pub(super) fn to_trs(m: &Mat4) -> Trs {
+    let (scale, rotation, translation) = m.to_scale_rotation_translation();
+    if scale.is_finite() && rotation.is_finite() && translation.is_finite() {
+        Trs { translation, rotation: rotation.normalize(), scale }
+    } else {
+        Trs::IDENTITY
+    }
+}
