@@ -452,6 +452,8 @@ fn run_viewer(path: Option<&Path>, args: &ViewerArgs) -> Result<()> {
         size: args.size,
         bench_steps: args.bench_steps,
         sheet: args.sheet_view,
+        filter: args.filter.clone(),
+        dump_tree: args.dump_tree.clone(),
     })
 }
 
@@ -481,8 +483,6 @@ struct RenderArgs {
     turntable: Option<u32>,
     /// Image size in pixels, as WIDTHxHEIGHT.
     #[arg(long, value_name = "WxH", value_parser = parse_render_size, default_value = "1280x720")]
-        filter: args.filter.clone(),
-        dump_tree: args.dump_tree.clone(),
     size: [u32; 2],
     #[command(flatten)]
     pose: PoseArgs,
