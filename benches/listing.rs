@@ -49,7 +49,7 @@ fn write_install() -> PathBuf {
     let root = std::env::temp_dir().join(format!("mdview-bench-listing-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     // The animations are TPW animation files: grouping reads their headers.
-    let clip = mdview::formats::tpw::writer::AnimFile { last_frame: 20, ..Default::default() }.to_bytes();
+    let clip = mdview::writers::tpw::AnimFile { last_frame: 20, ..Default::default() }.to_bytes();
     for kind in 0..KINDS {
         for model in 0..PER_KIND {
             let dir = root.join("models").join(format!("kind{kind:02}")).join(format!("model{model:02}"));

@@ -15,9 +15,9 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group};
 use glam::{Mat4, Vec3};
-use mdview::formats::mdr::writer::{FrameSpec, LodSpec, MdrFile, SurfaceSpec, VertexSpec, WeightSpec};
 use mdview::formats::{self};
 use mdview::scene::anim::{Pose, skin_positions_and_normals};
+use mdview::writers::mdr::{FrameSpec, LodSpec, MdrFile, SurfaceSpec, VertexSpec, WeightSpec};
 
 const VERTICES: usize = 10_000;
 const WEIGHTS: usize = 4;

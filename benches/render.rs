@@ -16,10 +16,10 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group};
-use mdview::formats::tpw::writer::{MaterialSpec, MeshFile, MeshSpec, TextureSpec};
 use mdview::render::offscreen::HeadlessGpu;
 use mdview::render::{Camera, ViewParams};
 use mdview::scene::anim::Pose;
+use mdview::writers::tpw::{MaterialSpec, MeshFile, MeshSpec, TextureSpec};
 
 /// A wavy 150x134 grid (20,100 vertices, 39,454 triangles) with one texture, written as TPW.
 fn write_20k_model(dir: &Path) -> PathBuf {

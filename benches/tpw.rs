@@ -15,8 +15,9 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{Criterion, Throughput, criterion_group};
-use mdview::formats::tpw::{self, writer::*};
+use mdview::formats::tpw;
 use mdview::scene::anim::Pose;
+use mdview::writers::tpw::*;
 
 /// A grid mesh of about `vertices` vertices, with a vertex-order table that duplicates the
 /// seam column (as UV seams do in real art).

@@ -16,9 +16,10 @@ mod kept_heap;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group};
-use mdview::formats::wad::writer::{WadMember, write_wad};
 use mdview::formats::wad::{read_entry, read_index};
-use mdview::formats::wct::{self, encoder::WctOptions};
+use mdview::formats::wct;
+use mdview::writers::wad::{WadMember, write_wad};
+use mdview::writers::wct::WctOptions;
 
 /// 2,000 members in 40 directories, names like a real install's, each a few bytes.
 fn big_archive() -> Vec<u8> {
@@ -37,7 +38,7 @@ fn texture_256() -> Vec<u8> {
             [x as u8, y as u8, ((x + y) / 2) as u8, if d < 100.0 { 255 } else { 0 }]
         })
         .collect();
-    wct::encoder::encode(&picture, 256, 256, WctOptions { alpha: true, ..Default::default() })
+    mdview::writers::wct::encode(&picture, 256, 256, WctOptions { alpha: true, ..Default::default() })
 }
 
 fn benches(c: &mut Criterion) {

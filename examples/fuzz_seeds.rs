@@ -35,7 +35,8 @@ fn main() -> std::io::Result<()> {
         seeds.push(("wad", "park.wad".into(), data));
     }
     {
-        use mdview::formats::wct::{chunk::ChunkCoding, encoder};
+        use mdview::formats::wct::chunk::ChunkCoding;
+        use mdview::writers::wct as encoder;
         let rgba: Vec<u8> = (0..16 * 8 * 4).map(|i| (i * 37 % 251) as u8).collect();
         for (name, coding, alpha) in [("lzss_alpha", ChunkCoding::Lzss, true), ("bilz", ChunkCoding::Bilz, false)] {
             let options = encoder::WctOptions { coding, alpha, ..Default::default() };
@@ -60,8 +61,8 @@ fn main() -> std::io::Result<()> {
             b"PeepTypes[0].PreferredExcitement.StartingCash\t80 300 # x\nInfo.Name \"A # B\"\n".to_vec(),
         ));
     }
-    seeds.push(("mdr", "arm".into(), mdview::formats::mdr::writer::arm(false).to_bytes()));
-    seeds.push(("mdr", "arm_compressed".into(), mdview::formats::mdr::writer::arm(true).to_bytes()));
+    seeds.push(("mdr", "arm".into(), mdview::writers::mdr::arm(false).to_bytes()));
+    seeds.push(("mdr", "arm_compressed".into(), mdview::writers::mdr::arm(true).to_bytes()));
     seeds.push(("md3", "sample".into(), mdview::writers::md3::write(&mdview::writers::md3::sample(3))));
     seeds.push(("mdl", "sample".into(), mdview::writers::mdl::write(&mdview::writers::mdl::sample())));
 

@@ -1,5 +1,5 @@
 //! The built-in demo park. No Theme Park World game files are public, so the project ships its own,
-//! written by the TPW encoder ([`crate::formats::tpw::writer`]) with procedural textures:
+//! written by the TPW encoder ([`crate::writers::tpw`]) with procedural textures:
 //!
 //! - `island.MD2`: an island (grass and sand materials sharing the shoreline's source vertices),
 //!   two transform-only nodes `l_tree1` (sheared) and `l_tree2`, each holding a palm trunk at
@@ -30,7 +30,7 @@ use glam::{Vec2, Vec3};
 use image::{ExtendedColorType, ImageEncoder, codecs::png::PngEncoder};
 
 use crate::formats::tpw::layout::NO_EASING;
-use crate::formats::tpw::writer::{
+use crate::writers::tpw::{
     AnimFile, DummySpec, MaterialSpec, MeshFile, MeshSpec, MorphRecordSpec, MorphSpec, PositionSpec, RotationKeySpec,
     TextureSpec, TrackSpec, UvEntrySpec, morph_box, pack_morph, quat_y, rotation_y, scale, shear_y, then, translation,
 };
@@ -132,8 +132,8 @@ pub fn generate() -> Vec<(String, Vec<u8>)> {
 /// The archive of the demo: each model RefPack-compressed under `models/`, each PNG texture
 /// encoded as `.wct` (BILZ chunks, alpha where the PNG has it) under `textures/`.
 fn park_wad(loose: &[(String, Vec<u8>)]) -> Vec<u8> {
-    use crate::formats::wad::writer::{WadMember, write_wad};
-    use crate::formats::wct::encoder::{WctOptions, encode};
+    use crate::writers::wad::{WadMember, write_wad};
+    use crate::writers::wct::{WctOptions, encode};
     let mut members = Vec::new();
     for (name, data) in loose {
         if name.ends_with(".MD2") {
@@ -386,7 +386,7 @@ fn island_mesh() -> MeshSpec {
     lathe(&mut b, &rings, false, &planar(3.0));
     let seabed = sand.last().map(Vec::as_slice).unwrap_or(&[]);
     lathe(&mut b, &[&bottom, seabed], false, &planar(3.0));
-    b.finish("island", None, crate::formats::tpw::writer::IDENTITY)
+    b.finish("island", None, crate::writers::tpw::IDENTITY)
 }
 
 fn trunk_mesh(name: &str, parent: usize) -> MeshSpec {
@@ -408,7 +408,7 @@ fn trunk_mesh(name: &str, parent: usize) -> MeshSpec {
     lathe(&mut b, &wall, true, &|_, j, p| Vec2::new(j as f32 / n as f32, -p.y / 1.5));
     let rim = rings.last().map(Vec::as_slice).unwrap_or(&[]);
     lathe(&mut b, &[rim, &top], false, &|_, _, p| Vec2::new(p.x, p.z) + Vec2::splat(0.5));
-    b.finish(name, Some(parent), crate::formats::tpw::writer::IDENTITY)
+    b.finish(name, Some(parent), crate::writers::tpw::IDENTITY)
 }
 
 /// Drooping fronds, each a double-sided strip (front and back faces on their own final vertices,
@@ -468,7 +468,7 @@ fn ripple_mesh(parent: usize) -> MeshSpec {
         let v = rows.get(i).map_or(0.0, |r| r.1);
         Vec2::new(repeats * j as f32 / ISLAND_SEGMENTS as f32, v)
     });
-    b.finish("ripples", Some(parent), crate::formats::tpw::writer::IDENTITY)
+    b.finish("ripples", Some(parent), crate::writers::tpw::IDENTITY)
 }
 
 fn sea_mesh(parent: usize) -> MeshSpec {
@@ -478,7 +478,7 @@ fn sea_mesh(parent: usize) -> MeshSpec {
     b.material(SEA);
     let refs: Vec<&[u16]> = rings.iter().map(Vec::as_slice).collect();
     lathe(&mut b, &refs, false, &|_, _, p| Vec2::new(p.x, p.z) / 5.0);
-    b.finish("sea", Some(parent), crate::formats::tpw::writer::IDENTITY)
+    b.finish("sea", Some(parent), crate::writers::tpw::IDENTITY)
 }
 
 /// Mesh indices of the island's nodes.
@@ -580,7 +580,7 @@ fn gate_frame_mesh() -> MeshSpec {
     cuboid(&mut b, Vec3::new(-2.5, 0.0, -0.25), Vec3::new(-2.0, 3.6, 0.25), 0.6);
     cuboid(&mut b, Vec3::new(2.0, 0.0, -0.25), Vec3::new(2.5, 3.6, 0.25), 0.6);
     cuboid(&mut b, Vec3::new(-2.75, 3.6, -0.32), Vec3::new(2.75, 4.1, 0.32), 0.6);
-    b.finish("gate_frame", None, crate::formats::tpw::writer::IDENTITY)
+    b.finish("gate_frame", None, crate::writers::tpw::IDENTITY)
 }
 
 /// The sign hanging under the lintel, a child of the frame.
@@ -708,7 +708,7 @@ fn fountain_basin() -> MeshSpec {
     lathe(&mut b, &[p2, p3], false, &flat_uv);
     lathe(&mut b, &[p3, p4], true, &|_, j, p| Vec2::new(2.0 * j as f32 / n as f32, -p.y));
     lathe(&mut b, &[p4, &bowl], false, &flat_uv);
-    b.finish("basin", None, crate::formats::tpw::writer::IDENTITY)
+    b.finish("basin", None, crate::writers::tpw::IDENTITY)
 }
 
 /// The water's height at radius `r` and frame `frame`: waves running outwards from the pillar,
@@ -753,7 +753,7 @@ fn fountain_water() -> MeshSpec {
     b.material(FTN_WATER);
     lathe(&mut b, &rings, false, &|_, _, p| Vec2::new(p.x, p.z) / WATER_RADIUS);
     // The mesh box is the rest pose's own (the writer's default); the morph has its own box.
-    b.finish("water", None, crate::formats::tpw::writer::IDENTITY)
+    b.finish("water", None, crate::writers::tpw::IDENTITY)
 }
 
 fn fountain() -> MeshFile {

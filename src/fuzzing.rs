@@ -125,7 +125,7 @@ pub fn tpw_anim(data: &[u8]) {
 /// The mesh every fuzzed animation binds to: three meshes of eight vertices each in a chain, a
 /// transform-only path node under them and its follower: targets for every channel kind.
 pub fn anim_base_mesh() -> Vec<u8> {
-    use crate::formats::tpw::writer::{DummySpec, MaterialSpec, MeshFile, MeshSpec, PathSpec};
+    use crate::writers::tpw::{DummySpec, MaterialSpec, MeshFile, MeshSpec, PathSpec};
     const IDENTITY: [f32; 16] = [1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1.];
     let mesh = |index: usize| {
         let vertices: Vec<[f32; 3]> =

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use mdview::app::loader::{self, Loader, Request};
 use mdview::app::state::{Applied, Folder, PlayMode, RECENT_LIMIT, Recent, Session, TimeUnit, Timeline};
-use mdview::formats::tpw::writer::{AnimFile, RotationKeySpec, TrackSpec, quat_y};
+use mdview::writers::tpw::{AnimFile, RotationKeySpec, TrackSpec, quat_y};
 
 fn paths(names: &[&str]) -> Vec<PathBuf> {
     names.iter().map(|n| Path::new("/models").join(n)).collect()
@@ -473,7 +473,7 @@ fn a_wrapping_loop_runs_one_frame_past_the_end() {
     t.seek(99.0);
     assert_eq!(t.time, 15.0, "a clip played once ends on its last frame");
     // Opening a Quake II model sets the wrap; a TPW model's clips have none.
-    let q2 = mdview::formats::quake2::writer::Md2Spec {
+    let q2 = mdview::writers::quake2::Md2Spec {
         skin_width: 8,
         skin_height: 8,
         skins: Vec::new(),
@@ -481,7 +481,7 @@ fn a_wrapping_loop_runs_one_frame_past_the_end() {
         triangles: vec![([0, 1, 2], [0, 1, 2])],
         frames: ["run1", "run2"]
             .iter()
-            .map(|name| mdview::formats::quake2::writer::FrameSpec {
+            .map(|name| mdview::writers::quake2::FrameSpec {
                 name: (*name).into(),
                 scale: [1.0; 3],
                 translate: [0.0; 3],
@@ -554,7 +554,7 @@ fn the_global_clock_survives_clip_changes() {
 /// A game folder laid out as installs are: a model at the top, one two folders down with an
 /// animation, an archive with a model inside, an empty folder and one with no models.
 fn nested_folder(name: &str) -> PathBuf {
-    use mdview::formats::wad::writer::{WadMember, write_wad};
+    use mdview::writers::wad::{WadMember, write_wad};
     let dir = common::temp_dir(name);
     let island = common::island().to_bytes();
     common::write(&dir, "top.md2", &island);

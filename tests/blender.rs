@@ -32,7 +32,7 @@ fn repo() -> PathBuf {
 /// the exporter split such intervals).
 fn linear_swing_gate() -> PathBuf {
     use mdview::formats::tpw::layout::NO_EASING;
-    use mdview::formats::tpw::writer::{AnimFile, RotationKeySpec, TrackSpec};
+    use mdview::writers::tpw::{AnimFile, RotationKeySpec, TrackSpec};
     let dir = repo().join("tests/out/blender-src");
     std::fs::create_dir_all(&dir).expect("source folder");
     std::fs::copy(repo().join("assets/demo/gate.MD2"), dir.join("gate.MD2")).expect("copy the gate");

@@ -90,7 +90,7 @@ fn shell_words(line: &str) -> Vec<String> {
 /// A Quake II model like a player's `tris.md2`: a quad with a two-frame `stand` clip and a
 /// six-frame `run` clip that moves it, and the skin it names.
 fn write_quake2(dir: &Path) {
-    use mdview::formats::quake2::writer::FrameSpec;
+    use mdview::writers::quake2::FrameSpec;
     let mut spec = common::quake2_quad(0, &["models/x/skin.pcx"]);
     let rest = spec.frames.remove(0);
     let frame = |name: String, lift: u8| FrameSpec {

@@ -44,7 +44,7 @@ fn models() -> Vec<(String, Scene)> {
     let mdr = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/mdr/arm.mdr");
     out.push(("demo_arm.mdr".into(), formats::open(&mdr).expect("arm opens")));
     for compressed in [false, true] {
-        let bytes = mdview::formats::mdr::writer::arm(compressed).to_bytes();
+        let bytes = mdview::writers::mdr::arm(compressed).to_bytes();
         out.push((format!("fixture_arm_{compressed}.mdr"), formats::decode_bytes(&bytes).expect("arm decodes")));
     }
     out.push((
@@ -781,7 +781,7 @@ fn quake2_frames_are_one_hot_morph_weights_and_sparse_when_smaller() {
 
 #[test]
 fn mdr_skins_have_four_unique_joints_summing_to_one() {
-    let scene = formats::decode_bytes(&mdview::formats::mdr::writer::arm(false).to_bytes()).unwrap();
+    let scene = formats::decode_bytes(&mdview::writers::mdr::arm(false).to_bytes()).unwrap();
     let glb = export::to_glb(&export::build(&scene).unwrap()).unwrap();
     let doc = load(&glb);
     assert!(!doc.skins.is_empty());

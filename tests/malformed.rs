@@ -27,8 +27,8 @@ fn fixtures() -> Vec<(String, Vec<u8>)> {
         [".md2", ".mdr", ".m2", ".skin"].iter().any(|ext| lower.ends_with(ext))
     }));
     out.push(("quake2 writer".to_string(), quake2_fixture()));
-    out.push(("mdr arm".to_string(), mdview::formats::mdr::writer::arm(false).to_bytes()));
-    out.push(("mdr arm compressed".to_string(), mdview::formats::mdr::writer::arm(true).to_bytes()));
+    out.push(("mdr arm".to_string(), mdview::writers::mdr::arm(false).to_bytes()));
+    out.push(("mdr arm compressed".to_string(), mdview::writers::mdr::arm(true).to_bytes()));
     out
 }
 
@@ -45,7 +45,7 @@ fn anim_fixtures() -> Vec<(String, Vec<u8>)> {
 
 /// A small Quake II model from the fixture writer: two frames, a skin, two triangles.
 fn quake2_fixture() -> Vec<u8> {
-    use mdview::formats::quake2::writer::*;
+    use mdview::writers::quake2::*;
     let frame = |name: &str| FrameSpec {
         name: name.into(),
         scale: [0.5, 0.25, 1.0],

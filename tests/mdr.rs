@@ -6,10 +6,10 @@ use glam::Vec3;
 use mdview::formats::mdr::decode::{MdrModel, parse};
 use mdview::formats::mdr::layout::*;
 use mdview::formats::mdr::mapping::bone_to_scene;
-use mdview::formats::mdr::writer::{arm, arm_bones};
 use mdview::formats::{self, quake_axes};
 use mdview::scene::anim::Pose;
 use mdview::scene::{Channel, FormatKind, NodeKind, Scene};
+use mdview::writers::mdr::{arm, arm_bones};
 
 fn decode(bytes: &[u8]) -> Scene {
     formats::decode_bytes(bytes).expect("fixture decodes")

@@ -1,4 +1,4 @@
-//! The MDR demo model: `assets/mdr/arm.mdr` must be exactly what `writer::demo_arm()` writes
+//! The MDR demo model: `assets/mdr/arm.mdr` must be exactly what `writers::mdr::demo_arm()` writes
 //! (set `MDVIEW_REGENERATE=1` to rewrite it), and it must decode into two clips, two LODs and a
 //! tag that follows the hand.
 
@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use glam::Vec3;
 use mdview::formats;
-use mdview::formats::mdr::writer::demo_arm;
 use mdview::scene::anim::Pose;
+use mdview::writers::mdr::demo_arm;
 
 fn demo_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/mdr/arm.mdr")

@@ -4,8 +4,8 @@
 
 use mdview::formats::mdr::decode::parse;
 use mdview::formats::mdr::layout::*;
-use mdview::formats::mdr::writer::{LodSpec, MdrFile, SurfaceSpec, Written, arm};
 use mdview::formats::{self, DecodeError, ErrorKind};
+use mdview::writers::mdr::{LodSpec, MdrFile, SurfaceSpec, Written, arm};
 
 fn written(file: &MdrFile) -> (Vec<u8>, Written) {
     file.write()

@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::*;
-use mdview::formats::tpw::writer::*;
 use mdview::formats::{self, tpw};
 use mdview::scene::anim::Pose;
 use mdview::scene::{Scene, SceneKind};
+use mdview::writers::tpw::*;
 
 const Q_IDENTITY: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
 const Q_Y90: [f32; 4] = [0.0, FRAC_1_SQRT_2, 0.0, FRAC_1_SQRT_2];

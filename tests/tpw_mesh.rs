@@ -5,10 +5,10 @@ mod common;
 
 use common::*;
 use glam::{Vec2, Vec3};
-use mdview::formats::tpw::writer::*;
 use mdview::formats::{self, tpw};
 use mdview::scene::anim::Pose;
 use mdview::scene::{AlphaMode, NodeKind, SceneKind};
+use mdview::writers::tpw::*;
 
 fn world_vertex(scene: &mdview::scene::Scene, mesh: usize, vertex: usize) -> [f32; 3] {
     let pose = Pose::rest(scene);

@@ -8,9 +8,9 @@ mod common;
 
 use std::process::Command;
 
-use mdview::formats::wad::writer::{WadMember, write_wad};
 use mdview::formats::wad::{layout, read_index};
-use mdview::formats::wct::encoder::{WctOptions, encode};
+use mdview::writers::wad::{WadMember, write_wad};
+use mdview::writers::wct::{WctOptions, encode};
 
 fn mdview(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_mdview")).args(args).output().expect("run mdview")

@@ -6,7 +6,8 @@
 use std::time::{Duration, Instant};
 
 use mdview::formats::wad::{read_entry, read_index};
-use mdview::formats::wct::{self, ChunkCoding, encoder::WctOptions};
+use mdview::formats::wct::{self, ChunkCoding};
+use mdview::writers::wct::WctOptions;
 
 const LIMIT: Duration = Duration::from_secs(2);
 
@@ -93,7 +94,7 @@ fn texture_fixtures() -> Vec<(String, Vec<u8>)> {
         ("raw", ChunkCoding::Raw, false, true),
     ] {
         let options = WctOptions { coding, alpha, full_scale, ..Default::default() };
-        out.push((name.to_string(), wct::encoder::encode(&picture, 24, 20, options)));
+        out.push((name.to_string(), mdview::writers::wct::encode(&picture, 24, 20, options)));
     }
     // And the demo's own textures, as the archive holds them.
     let wad = park_wad();

@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use image::RgbaImage;
-use mdview::formats::tpw::writer::{MaterialSpec, MeshFile, MeshSpec, TextureSpec};
+use mdview::writers::tpw::{MaterialSpec, MeshFile, MeshSpec, TextureSpec};
 
 const WIDTH: u32 = 1280;
 const HEIGHT: u32 = 800;
@@ -258,7 +258,7 @@ fn opened(out: &str) -> Vec<String> {
 
 #[test]
 fn a_nested_folder_opens_as_a_tree_that_pagedown_and_the_filter_follow() {
-    use mdview::formats::wad::writer::{WadMember, write_wad};
+    use mdview::writers::wad::{WadMember, write_wad};
     if !xvfb_available() {
         return;
     }
@@ -269,7 +269,7 @@ fn a_nested_folder_opens_as_a_tree_that_pagedown_and_the_filter_follow() {
     common::write(&dir, "top.md2", &island);
     std::fs::create_dir_all(dir.join("creature/rabbit")).expect("folders");
     common::write(&dir.join("creature/rabbit"), "rabbit.md2", &island);
-    let clip = mdview::formats::tpw::writer::AnimFile { last_frame: 20, ..Default::default() };
+    let clip = mdview::writers::tpw::AnimFile { last_frame: 20, ..Default::default() };
     common::write(&dir.join("creature/rabbit"), "rabbitM1.md2", &clip.to_bytes());
     std::fs::create_dir_all(dir.join("creature/wolf")).expect("folders");
     common::write(&dir.join("creature/wolf"), "wolf.md2", &island);

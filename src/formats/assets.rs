@@ -1127,7 +1127,7 @@ mod tests {
 
     #[test]
     fn shared_reads_give_the_bytes_of_files_and_archive_members() {
-        use crate::formats::wad::writer::{WadMember, write_wad};
+        use crate::writers::wad::{WadMember, write_wad};
         let root = temp_root("shared-read");
         std::fs::write(root.join("Weapon.MD2"), b"loose bytes").unwrap();
         let wad = root.join("pak.wad");

@@ -240,7 +240,7 @@ fn list_archive(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::wad::writer::{WadMember, write_wad};
+    use crate::writers::wad::{WadMember, write_wad};
 
     fn temp(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("mdview-listing-{name}-{}", std::process::id()));
@@ -277,7 +277,7 @@ mod tests {
         touch(&root, "creature/rabbit/notes.txt");
         std::fs::create_dir_all(root.join("empty/deeper")).unwrap();
         touch(&root, "textures/only.png");
-        let clip = crate::formats::tpw::writer::AnimFile::default().to_bytes();
+        let clip = crate::writers::tpw::AnimFile::default().to_bytes();
         std::fs::write(
             root.join("b.wad"),
             write_wad(&[WadMember::stored("models/gate.MD2", b"g"), WadMember::stored("models/gateM1.MD2", &clip)]),

@@ -193,7 +193,7 @@ pub fn join_member(archive: &Path, member: &str) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::wad::writer::{WadMember, write_wad};
+    use crate::writers::wad::{WadMember, write_wad};
 
     #[test]
     fn archives_read_and_list_like_folders() {

@@ -386,7 +386,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("sub")).unwrap();
         // The animations as TPW animation files (grouping reads their headers).
-        let clip = crate::formats::tpw::writer::AnimFile::default().to_bytes();
+        let clip = crate::writers::tpw::AnimFile::default().to_bytes();
         for name in ["gate.MD2", "gateM1.MD2", "lonelyM1.md2", "sub/gateM2.md2", "tank.m2", "notes.txt"] {
             std::fs::write(dir.join(name), if name.contains("M1") || name.contains("M2.") { &clip[..] } else { b"x" })
                 .unwrap();

@@ -16,8 +16,8 @@
 
 use glam::Vec3;
 
-use super::decode::BoneMatrix;
-use super::layout::*;
+use crate::formats::mdr::decode::BoneMatrix;
+use crate::formats::mdr::layout::*;
 
 /// Bone `b` of a frame, as `f32[3][4]` rows with the translation in column 3.
 pub const IDENTITY_BONE: BoneMatrix = [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]];

@@ -17,8 +17,8 @@ use crate::formats::park::world::{
     CELL_COUNT, Cell, MAP_SIZE, MapCell, PlacedObject, STATUS_MAP, STATUS_TRACK, Thing, Tile, TileBase, WorldHeader,
     fixed_thing_size,
 };
-use crate::formats::tpw::writer::{AnimFile, MaterialSpec, MeshFile, MeshSpec};
-use crate::formats::wad::writer::{WadMember, write_wad};
+use crate::writers::tpw::{AnimFile, MaterialSpec, MeshFile, MeshSpec};
+use crate::writers::wad::{WadMember, write_wad};
 
 /// The bare ground tile every unbuilt cell carries.
 pub const BARE_GROUND: Tile = Tile { set: 0, index: 55, angle: 0 };

@@ -4,7 +4,7 @@
 //!
 //! Layout written: header, entry table, filename block, then each entry's data in table order.
 
-use super::layout::*;
+use crate::formats::wad::layout::*;
 
 /// One member to write.
 #[derive(Debug, Clone)]

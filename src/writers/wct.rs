@@ -3,9 +3,9 @@
 //! least-squares fit of the decoder's half-scale row pass), quantisation by the header's steps,
 //! the coefficient byte coding, then a `BILZ` or LZSS chunk.
 
-use super::chunk::{ChunkCoding, encode_bilz, encode_lzss};
-use super::wavelet::{forward_2d, forward_2d_half_scale};
-use super::{FLAG_COMPRESSED, FLAG_FULL_SCALE, WctHeader, dequantisation, padded_size};
+use crate::formats::wct::chunk::{ChunkCoding, encode_bilz, encode_lzss};
+use crate::formats::wct::wavelet::{forward_2d, forward_2d_half_scale};
+use crate::formats::wct::{FLAG_COMPRESSED, FLAG_FULL_SCALE, WctHeader, dequantisation, padded_size};
 
 /// Encoder settings.
 #[derive(Debug, Clone, Copy)]

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mdview::formats::tpw::writer::*;
+use mdview::writers::tpw::*;
 
 pub const ROW_IDENTITY: [f32; 16] = [1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1.];
 
@@ -320,8 +320,8 @@ pub fn flat_pcx(rgb: [u8; 3]) -> Vec<u8> {
 /// A Quake II quad in the x-z plane facing -y (scene +Z), 16 units square from `x0` (in steps
 /// of 0.2 units),
 /// textured edge to edge by an 8x8 skin. Triangles are stored clockwise, as the game does.
-pub fn quake2_quad(x0: u8, skins: &[&str]) -> mdview::formats::quake2::writer::Md2Spec {
-    use mdview::formats::quake2::writer::{FrameSpec, Md2Spec};
+pub fn quake2_quad(x0: u8, skins: &[&str]) -> mdview::writers::quake2::Md2Spec {
+    use mdview::writers::quake2::{FrameSpec, Md2Spec};
     Md2Spec {
         skin_width: 8,
         skin_height: 8,
@@ -360,8 +360,8 @@ pub fn quake2_player_folder(root: &Path) -> PathBuf {
 
 /// A Quake II fixture: the spec's worked example in frame 0, a second frame of the same clip
 /// and a one-frame clip, two triangles sharing a vertex with different texture coordinates.
-pub fn quake2_fixture() -> mdview::formats::quake2::writer::Md2Spec {
-    use mdview::formats::quake2::writer::{FrameSpec, Md2Spec};
+pub fn quake2_fixture() -> mdview::writers::quake2::Md2Spec {
+    use mdview::writers::quake2::{FrameSpec, Md2Spec};
     let frame = |name: &str, scale: f32, verts: Vec<[u8; 4]>| FrameSpec {
         name: name.into(),
         scale: [scale, scale, scale],

@@ -4,12 +4,11 @@
 //! - [`layout`]: every offset and record size the spec and the engine notes state.
 //! - [`decode`](mod@decode): the file into its records, validated (see its doc for what is checked).
 //! - [`mapping`]: the records onto the scene (axes, skins, LODs, tags, clips).
-//! - [`writer`]: an encoder for fixtures and the demo model (no `.mdr` files are public).
+//! - The encoder for fixtures and the demo model is [`crate::writers::mdr`] (no `.mdr` files are public).
 
 pub mod decode;
 pub mod layout;
 pub mod mapping;
-pub mod writer;
 
 use crate::formats::error::DecodeResult;
 use crate::scene::Scene;

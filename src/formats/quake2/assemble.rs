@@ -139,8 +139,9 @@ pub(super) fn build_scene(layout: &Layout, skins: Vec<String>, frames: SceneFram
 
 #[cfg(test)]
 mod tests {
+    use super::super::decode;
     use super::super::test_fixtures::small_spec;
-    use super::super::{decode, writer};
+    use crate::writers::quake2 as writer;
 
     /// A looping clip blends its last frame back into its first over one more frame, as the
     /// engine loops it: halfway through that frame the model is halfway between the two.

@@ -118,11 +118,12 @@ pub(super) fn set_frame_names(table: &mut FrameTable, name_bytes: Vec<u8>) -> bo
 
 #[cfg(test)]
 mod tests {
+    use super::super::decode;
     use super::super::test_fixtures::small_spec;
-    use super::super::{decode, writer};
     use super::*;
     use crate::formats::frame_clips::group_frames;
     use crate::scene::{Channel, Scene};
+    use crate::writers::quake2 as writer;
 
     /// Every frame's name, from the frame table the clips share.
     fn frame_names(scene: &Scene) -> Vec<Option<&str>> {

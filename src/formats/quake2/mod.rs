@@ -21,7 +21,6 @@
 pub mod normals;
 pub mod pcx;
 pub mod skins;
-pub mod writer;
 
 mod assemble;
 mod frame_names;

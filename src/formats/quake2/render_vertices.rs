@@ -87,7 +87,8 @@ pub(super) fn render_vertices(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{decode, writer};
+    use super::super::decode;
+    use crate::writers::quake2 as writer;
 
     /// Render vertices are exactly the unique (vertex, st) pairs, in first-use order, whether
     /// the chains are keyed by st (more st entries than vertices) or by vertex (fewer).

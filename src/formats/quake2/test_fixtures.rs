@@ -1,6 +1,6 @@
 //! Test fixtures shared by the decoder's unit tests.
 
-use super::writer;
+use crate::writers::quake2 as writer;
 
 /// A small valid model: 3 vertices, 4 st entries, 2 triangles, 2 frames.
 pub(super) fn small_spec() -> writer::Md2Spec {

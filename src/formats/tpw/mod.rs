@@ -5,14 +5,13 @@
 //! - [`mesh`]: mesh files into scene nodes, meshes and materials.
 //! - [`anim`]: animation files into tracks, bound against a base model into clips.
 //! - [`siblings`]: finding a model's animations and an animation's base model.
-//! - [`writer`]: an encoder for fixtures and the built-in demo (no game files are public).
+//! - The encoder for fixtures and the built-in demo is [`crate::writers::tpw`] (no game files are public).
 
 pub mod anim;
 mod heightfield;
 pub mod layout;
 pub mod mesh;
 pub mod siblings;
-pub mod writer;
 
 use std::path::Path;
 

@@ -4,7 +4,7 @@
 //! out stored (type 0) or RefPack-decompressed (type 4) on demand.
 //!
 //! - [`layout`]: offsets and sizes of the header and the entry table.
-//! - [`writer`]: an encoder for fixtures and the built-in demo (no WAD file is public).
+//! - The encoder for fixtures and the built-in demo is [`crate::writers::wad`] (no WAD file is public).
 //! - [`path`]: addressing a member as a path through the archive (`data/x.wad/models/a.MD2`).
 //!
 //! Names in the file use `\` and a `dir\` prefix places that entry and every entry after it
@@ -12,7 +12,6 @@
 
 pub mod layout;
 pub mod path;
-pub mod writer;
 
 use std::collections::HashMap;
 

@@ -1,7 +1,7 @@
 //! WAD tests against an archive laid out by hand from the spec, byte by byte.
 
-use super::writer::{WadMember, write_wad};
 use super::*;
+use crate::writers::wad::{WadMember, write_wad};
 
 /// `abcabcabcabc` as RefPack, by hand: header `10 FB 00 00 0C`; a short command
 /// `0b000_110_11` (offset high bits 0, copy 6+3 = 9, 3 literals) with offset byte 2 (+1 = 3),

@@ -4,7 +4,7 @@
 //!
 //! - [`chunk`]: the two chunk codings.
 //! - [`wavelet`]: the Daubechies-4 transform and its layout.
-//! - [`encoder`]: the forward path, for fixtures and the demo (no WCT file is public).
+//! - The forward path, for fixtures and the demo, is [`crate::writers::wct`] (no WCT file is public).
 //!
 //! Decoding follows the public reverse engineering (OpenTPW's `TextureFile`) exactly: its
 //! half-scale row pass and alpha column pass (see [`wavelet`]), its float arithmetic, and its
@@ -12,7 +12,6 @@
 //! unknown.
 
 pub mod chunk;
-pub mod encoder;
 pub mod wavelet;
 
 use crate::formats::error::{DecodeError, DecodeResult};

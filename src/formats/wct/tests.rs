@@ -3,8 +3,8 @@
 //! the encoder within the quantisation error, bounds, and a damage sweep.
 
 use super::chunk::{encode_bilz, encode_lzss};
-use super::encoder::{WctOptions, encode, push_coefficient};
 use super::*;
+use crate::writers::wct::{WctOptions, encode, push_coefficient};
 
 /// The coefficient bytes of a flat `size`×`size` channel whose smooth-smooth coefficient is
 /// `dc`: rows `0..size/2` hold pairs `(dc, 0)`, the detail rows hold zeros.
