@@ -33,7 +33,7 @@ impl Builder<'_> {
         let input = match &self.last_input {
             Some((times, input)) if times.as_slice() == seconds => *input,
             _ => {
-                let input = self.times(seconds);
+                let input = self.out.times(seconds);
                 self.last_input = Some((seconds.to_vec(), input));
                 input
             }
@@ -79,7 +79,7 @@ impl Builder<'_> {
             previous = Some(q);
             flat.extend_from_slice(&q.to_array());
         }
-        let out = self.floats(&flat, 4, false, None);
+        let out = self.out.floats(&flat, 4, false, None);
         self.channel(animation, node, json::animation::Property::Rotation, seconds, out, false);
     }
 
@@ -92,7 +92,7 @@ impl Builder<'_> {
         values: &[Vec3],
         step: bool,
     ) {
-        let out = self.vec3s(values, false, None);
+        let out = self.out.vec3s(values, false, None);
         self.channel(animation, node, path, seconds, out, step);
     }
 
@@ -169,7 +169,7 @@ impl Builder<'_> {
                     let mut key_times = track_times(clip, translation.keys.iter().map(|k| k.time), time[0]);
                     key_times.extend(track_times(clip, rotation.keys.iter().map(|k| k.time), time[1]));
                     key_times.extend(track_times(clip, scale.keys.iter().map(|k| k.time), time[2]));
-                    let times = self.take_samples(clip_times(clip, key_times, true));
+                    let times = self.sampling.take(clip_times(clip, key_times, true));
                     if times.is_empty() {
                         continue;
                     }
@@ -190,8 +190,8 @@ impl Builder<'_> {
                     for (suffix, values, width) in
                         [("offset", offsets, 2), ("rotation", rotations, 1), ("scale", scales, 2)]
                     {
-                        let input = self.times(&seconds);
-                        let output = self.floats(&values, width, false, None);
+                        let input = self.out.times(&seconds);
+                        let output = self.out.floats(&values, width, false, None);
                         pointers.push(PointerChannel { pointer: format!("{base}/{suffix}"), input, output });
                     }
                 }
@@ -227,7 +227,7 @@ impl Builder<'_> {
         if !pointers.is_empty() {
             self.use_extension("KHR_animation_pointer");
         }
-        self.root.push(animation);
+        self.out.root.push(animation);
         self.pointer_channels.push(pointers);
     }
 
@@ -244,20 +244,20 @@ impl Builder<'_> {
             };
             a.channels.iter().filter_map(valid).collect()
         };
-        let mut keyed: Vec<(u32, Property)> = self.root.animations.iter().flat_map(targets).collect();
+        let mut keyed: Vec<(u32, Property)> = self.out.root.animations.iter().flat_map(targets).collect();
         keyed.sort_by_key(|(node, path)| (*node, format!("{path:?}")));
         keyed.dedup();
         let mut pointers: Vec<String> = self.pointer_channels.iter().flatten().map(|p| p.pointer.clone()).collect();
         pointers.sort();
         pointers.dedup();
-        if self.root.animations.len() < 2 || (keyed.is_empty() && pointers.is_empty()) {
+        if self.out.root.animations.len() < 2 || (keyed.is_empty() && pointers.is_empty()) {
             return;
         }
-        let start = self.times(&[0.0]);
+        let start = self.out.times(&[0.0]);
         self.last_input = Some((vec![0.0], start));
         let mut held: HashMap<String, u32> = HashMap::new();
-        for a in 0..self.root.animations.len() {
-            let Some(slot) = self.root.animations.get_mut(a) else { continue };
+        for a in 0..self.out.root.animations.len() {
+            let Some(slot) = self.out.root.animations.get_mut(a) else { continue };
             let empty = json::Animation {
                 extensions: None,
                 extras: None,
@@ -278,14 +278,14 @@ impl Builder<'_> {
                         let value = self.rest_value(*node, path);
                         // Weights are scalars, one per target; the rest one value of its width.
                         let width = if *path == Property::MorphTargetWeights { 1 } else { value.len().max(1) };
-                        let output = self.floats(&value, width, false, None);
+                        let output = self.out.floats(&value, width, false, None);
                         held.insert(key, output);
                         output
                     }
                 };
                 self.channel(&mut animation, *node, *path, &[0.0], output, false);
             }
-            if let Some(slot) = self.root.animations.get_mut(a) {
+            if let Some(slot) = self.out.root.animations.get_mut(a) {
                 *slot = animation;
             }
             let own_pointers: Vec<String> =
@@ -295,7 +295,7 @@ impl Builder<'_> {
                     continue;
                 }
                 let value = self.rest_pointer_value(pointer);
-                let output = self.floats(&value, value.len().max(1), false, None);
+                let output = self.out.floats(&value, value.len().max(1), false, None);
                 if let Some(list) = self.pointer_channels.get_mut(a) {
                     list.push(PointerChannel { pointer: pointer.clone(), input: start, output });
                 }
@@ -306,13 +306,13 @@ impl Builder<'_> {
     /// The rest value of a node's property, as the node was written (weights: the mesh's own).
     pub(super) fn rest_value(&self, node: u32, path: &json::animation::Property) -> Vec<f32> {
         use json::animation::Property;
-        let Some(n) = self.root.nodes.get(node as usize) else { return Vec::new() };
+        let Some(n) = self.out.root.nodes.get(node as usize) else { return Vec::new() };
         match path {
             Property::Translation => n.translation.unwrap_or([0.0; 3]).to_vec(),
             Property::Rotation => n.rotation.map_or([0.0, 0.0, 0.0, 1.0], |r| r.0).to_vec(),
             Property::Scale => n.scale.unwrap_or([1.0; 3]).to_vec(),
             Property::MorphTargetWeights => {
-                let mesh = n.mesh.and_then(|m| self.root.meshes.get(m.value()));
+                let mesh = n.mesh.and_then(|m| self.out.root.meshes.get(m.value()));
                 let targets =
                     mesh.and_then(|m| m.primitives.first()).and_then(|p| p.targets.as_ref()).map_or(0, Vec::len);
                 mesh.and_then(|m| m.weights.clone()).unwrap_or_else(|| vec![0.0; targets])
@@ -325,7 +325,7 @@ impl Builder<'_> {
     pub(super) fn rest_pointer_value(&self, pointer: &str) -> Vec<f32> {
         let written =
             pointer.strip_prefix("/materials/").and_then(|rest| rest.split_once('/')).and_then(|(index, path)| {
-                let material = self.root.materials.get(index.parse::<usize>().ok()?)?;
+                let material = self.out.root.materials.get(index.parse::<usize>().ok()?)?;
                 serde_json::to_value(material).ok()?.pointer(&format!("/{path}")).cloned()
             });
         let numbers = |v: &Value| -> Vec<f32> {
@@ -362,7 +362,7 @@ impl Builder<'_> {
                 _ => {}
             }
         }
-        let times = self.take_samples(clip_times(clip, key_times, cubic));
+        let times = self.sampling.take(clip_times(clip, key_times, cubic));
         if times.is_empty() {
             return None;
         }
@@ -396,8 +396,8 @@ impl Builder<'_> {
             return None;
         }
         let seconds: Vec<f32> = times.iter().map(|&t| clip_seconds(clip, t)).collect();
-        let input = self.times(&seconds);
-        let output = self.floats(&values, 4, false, None);
+        let input = self.out.times(&seconds);
+        let output = self.out.floats(&values, 4, false, None);
         Some(PointerChannel {
             pointer: format!("/materials/{material}/pbrMetallicRoughness/baseColorFactor"),
             input,

@@ -88,7 +88,21 @@ pub fn to_glb(doc: &Document) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-impl Builder<'_> {
+/// The document being written: the glTF JSON root and the binary buffer its views point into.
+/// Every part adds its objects here; views, accessors and animation inputs are made only here.
+pub(super) struct Writer {
+    pub(super) root: json::Root,
+    pub(super) bin: Vec<u8>,
+}
+
+impl Writer {
+    /// An empty document that names mdview as its generator.
+    pub(super) fn new() -> Self {
+        let mut root = json::Root::default();
+        root.asset.generator = Some(format!("mdview {}", env!("CARGO_PKG_VERSION")));
+        Self { root, bin: Vec::new() }
+    }
+
     pub(super) fn view(&mut self, bytes: &[u8], target: Option<json::buffer::Target>) -> u32 {
         while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
@@ -177,22 +191,24 @@ impl Builder<'_> {
     pub(super) fn times(&mut self, seconds: &[f32]) -> u32 {
         self.floats(seconds, 1, true, None)
     }
+}
 
+impl Builder<'_> {
     pub(super) fn finish(mut self) -> Result<Document> {
         let scene = self.scene;
         // A buffer must hold at least one byte: a file with nothing binary (a model of tags
         // alone) has none.
-        if !self.bin.is_empty() {
-            self.root.buffers.push(json::Buffer {
-                byte_length: usize64(self.bin.len()),
+        if !self.out.bin.is_empty() {
+            self.out.root.buffers.push(json::Buffer {
+                byte_length: usize64(self.out.bin.len()),
                 name: None,
                 uri: None,
                 extensions: None,
                 extras: None,
             });
         }
-        self.root.extensions_used = self.extensions.iter().map(|s| s.to_string()).collect();
-        let mut value = serde_json::to_value(&self.root).context("serialising the glTF JSON")?;
+        self.out.root.extensions_used = self.extensions.iter().map(|s| s.to_string()).collect();
+        let mut value = serde_json::to_value(&self.out.root).context("serialising the glTF JSON")?;
         // gltf-json 1.4 cannot express KHR_animation_pointer (its channel target must name a
         // node and a built-in path), so those channels are added to the serialised JSON.
         if let Some(animations) = value.get_mut("animations").and_then(Value::as_array_mut) {
@@ -229,6 +245,6 @@ impl Builder<'_> {
             "time": "seconds from each clip's start: (t - start) / rate in the clip's units",
             "notes": self.notes,
         });
-        Ok(Document { json: value, bin: self.bin, notes: self.notes })
+        Ok(Document { json: value, bin: self.out.bin, notes: self.notes })
     }
 }

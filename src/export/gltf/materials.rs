@@ -67,7 +67,8 @@ impl Builder<'_> {
                                 TextureWrap::Clamp => json::texture::WrappingMode::ClampToEdge,
                             })
                         };
-                        self.root
+                        self.out
+                            .root
                             .push(json::texture::Sampler {
                                 mag_filter: Some(Valid(json::texture::MagFilter::Linear)),
                                 min_filter: Some(Valid(json::texture::MinFilter::LinearMipmapLinear)),
@@ -78,7 +79,8 @@ impl Builder<'_> {
                             .value() as u32
                     });
                     let made = *wrapped.entry((image, wrap)).or_insert_with(|| {
-                        self.root
+                        self.out
+                            .root
                             .push(json::Texture {
                                 name: None,
                                 sampler: Some(index(sampler)),
@@ -166,7 +168,7 @@ impl Builder<'_> {
                 extras,
                 ..Default::default()
             };
-            self.root.push(gltf_material);
+            self.out.root.push(gltf_material);
         }
     }
 
@@ -190,9 +192,10 @@ impl Builder<'_> {
                 return None;
             }
         };
-        let view = self.view(&png, None);
+        let view = self.out.view(&png, None);
         let name = Some(scene_image.name.clone());
         let image_index = self
+            .out
             .root
             .push(json::Image {
                 buffer_view: Some(index(view)),
@@ -220,8 +223,9 @@ impl Builder<'_> {
                         return None;
                     }
                 };
-                let view = self.view(&png, None);
+                let view = self.out.view(&png, None);
                 let image = self
+                    .out
                     .root
                     .push(json::Image {
                         buffer_view: Some(index(view)),

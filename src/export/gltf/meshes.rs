@@ -33,23 +33,23 @@ impl Builder<'_> {
             }
             let positions = mesh.render_positions();
             let mut attributes = std::collections::BTreeMap::new();
-            let position = self.vec3s(&positions, true, Some(Target::ArrayBuffer));
+            let position = self.out.vec3s(&positions, true, Some(Target::ArrayBuffer));
             attributes.insert(Valid(json::mesh::Semantic::Positions), index(position));
             if mesh.normals.len() == count {
                 let normals: Vec<Vec3> = mesh.normals.iter().map(|n| n.try_normalize().unwrap_or(Vec3::Y)).collect();
-                let a = self.vec3s(&normals, false, Some(Target::ArrayBuffer));
+                let a = self.out.vec3s(&normals, false, Some(Target::ArrayBuffer));
                 attributes.insert(Valid(json::mesh::Semantic::Normals), index(a));
             }
             if mesh.uvs.len() == count {
                 let flat: Vec<f32> = mesh.uvs.iter().flat_map(|uv| [uv.x, uv.y]).collect();
-                let a = self.floats(&flat, 2, false, Some(Target::ArrayBuffer));
+                let a = self.out.floats(&flat, 2, false, Some(Target::ArrayBuffer));
                 attributes.insert(Valid(json::mesh::Semantic::TexCoords(0)), index(a));
             }
             let samples_second =
                 |sub: &crate::scene::Submesh| sub.material.and_then(|m| second_sets.get(m)).copied().unwrap_or(false);
             if mesh.uvs1.len() == count && mesh.submeshes.iter().any(samples_second) {
                 let flat: Vec<f32> = mesh.uvs1.iter().flat_map(|uv| [uv.x, uv.y]).collect();
-                let a = self.floats(&flat, 2, false, Some(Target::ArrayBuffer));
+                let a = self.out.floats(&flat, 2, false, Some(Target::ArrayBuffer));
                 attributes.insert(Valid(json::mesh::Semantic::TexCoords(1)), index(a));
             }
             let mut skin_index = None;
@@ -57,10 +57,10 @@ impl Builder<'_> {
                 && self.joint_nodes.get(skin.skeleton).is_some_and(|j| !j.is_empty())
             {
                 let (joints, weights) = four_influences(mesh, skin);
-                let joint_view = self.view(bytemuck::cast_slice(&joints), Some(Target::ArrayBuffer));
-                let a = self.accessor(Some(joint_view), count, ComponentType::U16, Type::Vec4, None, None);
+                let joint_view = self.out.view(bytemuck::cast_slice(&joints), Some(Target::ArrayBuffer));
+                let a = self.out.accessor(Some(joint_view), count, ComponentType::U16, Type::Vec4, None, None);
                 attributes.insert(Valid(json::mesh::Semantic::Joints(0)), index(a));
-                let w = self.floats(&weights, 4, false, Some(Target::ArrayBuffer));
+                let w = self.out.floats(&weights, 4, false, Some(Target::ArrayBuffer));
                 attributes.insert(Valid(json::mesh::Semantic::Weights(0)), index(w));
                 skin_index = Some(match skins.get(&skin.skeleton) {
                     Some(&s) => s,
@@ -79,7 +79,7 @@ impl Builder<'_> {
             let mut targets = Vec::new();
             for t in 0..plan_targets {
                 let delta = self.morphs.get(m).and_then(|p| p.targets.get(t)).cloned().unwrap_or_default();
-                let a = self.vec3s(&delta, true, Some(Target::ArrayBuffer));
+                let a = self.out.vec3s(&delta, true, Some(Target::ArrayBuffer));
                 targets.push(json::mesh::MorphTarget { positions: Some(index(a)), normals: None, tangents: None });
             }
             if plan_targets > 0 {
@@ -118,11 +118,11 @@ impl Builder<'_> {
                 }
                 let indices = if count <= usize::from(u16::MAX) {
                     let short: Vec<u16> = flat.iter().map(|&i| i as u16).collect();
-                    let view = self.view(bytemuck::cast_slice(&short), Some(Target::ElementArrayBuffer));
-                    self.accessor(Some(view), flat.len(), ComponentType::U16, Type::Scalar, None, None)
+                    let view = self.out.view(bytemuck::cast_slice(&short), Some(Target::ElementArrayBuffer));
+                    self.out.accessor(Some(view), flat.len(), ComponentType::U16, Type::Scalar, None, None)
                 } else {
-                    let view = self.view(bytemuck::cast_slice(&flat), Some(Target::ElementArrayBuffer));
-                    self.accessor(Some(view), flat.len(), ComponentType::U32, Type::Scalar, None, None)
+                    let view = self.out.view(bytemuck::cast_slice(&flat), Some(Target::ElementArrayBuffer));
+                    self.out.accessor(Some(view), flat.len(), ComponentType::U32, Type::Scalar, None, None)
                 };
                 primitives.push(json::mesh::Primitive {
                     attributes: attributes.clone(),
@@ -140,6 +140,7 @@ impl Builder<'_> {
                 continue;
             }
             let gltf_mesh = self
+                .out
                 .root
                 .push(json::Mesh {
                     extensions: None,
@@ -162,7 +163,7 @@ impl Builder<'_> {
                     Some(&v) => v,
                     None => self.placed.get(node).map(|p| p.inner).unwrap_or(0),
                 };
-                let taken = self.root.nodes.get(parent as usize).is_some_and(|n| n.mesh.is_some());
+                let taken = self.out.root.nodes.get(parent as usize).is_some_and(|n| n.mesh.is_some());
                 if taken {
                     let child = self.push_node(mesh.name.clone(), Trs::IDENTITY);
                     self.add_child(parent, child);
@@ -171,7 +172,7 @@ impl Builder<'_> {
                     parent
                 }
             };
-            if let Some(node) = self.root.nodes.get_mut(holder as usize) {
+            if let Some(node) = self.out.root.nodes.get_mut(holder as usize) {
                 node.mesh = Some(index(gltf_mesh));
                 node.skin = skin_index.map(index);
             }

@@ -33,9 +33,10 @@ use animation::PointerChannel;
 use decompose::NodeTransform;
 use morphs::MorphPlan;
 use nodes::Placed;
-use sampling::{SAMPLES_PER_KEY, SAMPLES_START, SampleBudget, key_count};
+use sampling::Sampling;
 use uv::UvScroll;
 
+use document::Writer;
 pub use document::{Document, to_glb, write, write_with};
 pub use sampling::clip_seconds;
 
@@ -93,8 +94,8 @@ fn without_material_animation(scene: &Scene) -> (Scene, usize) {
 
 struct Builder<'a> {
     scene: &'a Scene,
-    root: json::Root,
-    bin: Vec<u8>,
+    /// The JSON and binary buffer every part writes into.
+    out: Writer,
     notes: Vec<String>,
     placed: Vec<Placed>,
     /// Per mesh: the glTF node that carries it (the target of its weights).
@@ -123,15 +124,8 @@ struct Builder<'a> {
     node_forms: Vec<NodeTransform>,
     /// Per (mesh, scene material): the material's own copy for a mesh whose UVs scroll.
     mesh_materials: HashMap<(usize, usize), u32>,
-    /// How far a sampled joint may stray from the viewer's curve: 1e-5 of the model's size.
-    tolerance: f32,
-    /// The model's size, the distance at which rotation and scale errors are weighed.
-    reach: f32,
-    /// The farthest a point can be from the pivot it turns about (the rest box's diagonal):
-    /// the lever at which a rotation's blend error is weighed ([`blend`]).
-    lever: f32,
-    /// Samples that refinement may still add in this document.
-    samples: SampleBudget,
+    /// The sample budget and tolerance every channel is written under.
+    sampling: Sampling,
     /// The last animation input written, for the next channel at the same times.
     last_input: Option<(Vec<f32>, u32)>,
     /// Nodes made for meshes that sit at the root (skinned meshes, meshes without a node).
@@ -148,14 +142,9 @@ fn index<T>(i: u32) -> json::Index<T> {
 
 impl<'a> Builder<'a> {
     fn new(scene: &'a Scene) -> Self {
-        let size = scene.bounds().size();
-        let reach = size.max_element().max(1e-3);
-        let mut root = json::Root::default();
-        root.asset.generator = Some(format!("mdview {}", env!("CARGO_PKG_VERSION")));
         Self {
             scene,
-            root,
-            bin: Vec::new(),
+            out: Writer::new(),
             notes: Vec::new(),
             placed: Vec::new(),
             mesh_nodes: vec![None; scene.meshes.len()],
@@ -173,15 +162,9 @@ impl<'a> Builder<'a> {
             uv_scrolls_allowed: true,
             node_forms: Vec::new(),
             mesh_materials: HashMap::new(),
-            tolerance: 1e-5 * reach,
-            reach,
-            lever: if size.is_finite() { size.length().max(reach) } else { reach },
             loose_mesh_nodes: Vec::new(),
             last_input: None,
-            samples: SampleBudget {
-                left: SAMPLES_START.saturating_add(key_count(scene).saturating_mul(SAMPLES_PER_KEY)),
-                exhausted: false,
-            },
+            sampling: Sampling::for_scene(scene),
         }
     }
 
@@ -215,7 +198,7 @@ impl<'a> Builder<'a> {
             // time, as `Pose::at`); the rest pose's own global loops have no clip to live in.
             self.note("global-sequence channels of the rest pose not exported (no clip holds them)".into());
         }
-        if self.samples.exhausted {
+        if self.sampling.exhausted() {
             self.note("sampling budget spent: some curves are written at their keys and grid only".into());
         }
         Ok(())

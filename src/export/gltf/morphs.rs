@@ -140,8 +140,8 @@ impl Builder<'_> {
         if sparse_bytes < dense_bytes {
             let indices: Vec<u32> = keys.iter().enumerate().map(|(k, &(_, t))| (k * target_count + t) as u32).collect();
             let values = vec![1f32; keys.len()];
-            let index_view = self.view(bytemuck::cast_slice(&indices), None);
-            let value_view = self.view(bytemuck::cast_slice(&values), None);
+            let index_view = self.out.view(bytemuck::cast_slice(&indices), None);
+            let value_view = self.out.view(bytemuck::cast_slice(&values), None);
             let sparse = json::accessor::sparse::Sparse {
                 count: usize64(keys.len()),
                 indices: json::accessor::sparse::Indices {
@@ -160,7 +160,7 @@ impl Builder<'_> {
                 extensions: None,
                 extras: None,
             };
-            self.accessor(None, count, ComponentType::F32, Type::Scalar, None, Some(sparse))
+            self.out.accessor(None, count, ComponentType::F32, Type::Scalar, None, Some(sparse))
         } else {
             let mut dense = vec![0f32; count];
             for (k, &(_, t)) in keys.iter().enumerate() {
@@ -168,7 +168,7 @@ impl Builder<'_> {
                     *w = 1.0;
                 }
             }
-            self.floats(&dense, 1, false, None)
+            self.out.floats(&dense, 1, false, None)
         }
     }
 }

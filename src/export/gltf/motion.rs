@@ -7,7 +7,7 @@ use gltf_json as json;
 use super::Builder;
 use super::decompose::{NodeTransform, Trs};
 use super::nodes::to_trs;
-use super::sampling::{JUMP_GAP, MAX_GRID, clip_seconds, clip_times, grid_between, refine, track_times};
+use super::sampling::{JUMP_GAP, MAX_GRID, clip_seconds, clip_times, grid_between, track_times};
 use crate::scene::anim::{animated_node_local, sample_curve};
 use crate::scene::{Channel, Clip, Key};
 
@@ -88,11 +88,11 @@ impl Builder<'_> {
                 }
             }
         };
-        let given = self.take_samples(clip_times(clip, key_times, false));
+        let given = self.sampling.take(clip_times(clip, key_times, false));
         if given.is_empty() {
             return;
         }
-        let times = refine(given, &local_at, self.limits(), &mut self.samples);
+        let times = self.sampling.refine(given, &local_at);
         let seconds: Vec<f32> = times.iter().map(|&t| clip_seconds(clip, t)).collect();
         let locals: Vec<Trs> = times.iter().map(|&t| local_at(t)).collect();
         // A single node is its own outer and rotated node; a chain splits the two.
@@ -154,11 +154,11 @@ impl Builder<'_> {
                 let p = parent.and_then(|p| pose.get(p)).copied().unwrap_or(Mat4::IDENTITY);
                 to_trs(&(p.inverse() * m))
             };
-            let given = self.take_samples(frame_times.clone());
+            let given = self.sampling.take(frame_times.clone());
             if given.is_empty() {
                 continue;
             }
-            let sample_times = refine(given, &local_at, self.limits(), &mut self.samples);
+            let sample_times = self.sampling.refine(given, &local_at);
             let seconds: Vec<f32> = sample_times.iter().map(|&t| clip_seconds(clip, t)).collect();
             let locals: Vec<Trs> = sample_times.iter().map(|&t| local_at(t)).collect();
             self.trs_channels(animation, [node, node], &seconds, &locals);
@@ -216,14 +216,14 @@ impl Builder<'_> {
                     let mut key_times = track_times(clip, track.translation.keys.iter().map(|k| k.time), tt);
                     key_times.extend(track_times(clip, track.rotation.keys.iter().map(|k| k.time), rt));
                     key_times.extend(track_times(clip, track.scale.keys.iter().map(|k| k.time), st));
-                    self.take_samples(clip_times(clip, key_times, false))
+                    self.sampling.take(clip_times(clip, key_times, false))
                 }
-                None => self.take_samples(vec![clip.start]),
+                None => self.sampling.take(vec![clip.start]),
             };
             if times.is_empty() {
                 continue;
             }
-            let times = refine(times, &local_at, self.limits(), &mut self.samples);
+            let times = self.sampling.refine(times, &local_at);
             let locals: Vec<Trs> = times.iter().map(|&time| local_at(time)).collect();
             let seconds: Vec<f32> = times.iter().map(|&t| clip_seconds(clip, t)).collect();
             self.trs_channels(animation, [node, node], &seconds, &locals);

@@ -29,11 +29,11 @@ impl Builder<'_> {
             scale: (trs.scale != Vec3::ONE).then(|| trs.scale.to_array()),
             ..Default::default()
         };
-        self.root.push(node).value() as u32
+        self.out.root.push(node).value() as u32
     }
 
     pub(super) fn add_child(&mut self, parent: u32, child: u32) {
-        if let Some(node) = self.root.nodes.get_mut(parent as usize) {
+        if let Some(node) = self.out.root.nodes.get_mut(parent as usize) {
             node.children.get_or_insert_with(Vec::new).push(index(child));
         }
     }
@@ -103,13 +103,13 @@ impl Builder<'_> {
         }
         roots.extend(self.skeleton_roots.iter().copied());
         roots.extend(self.loose_mesh_nodes.iter().copied());
-        self.root.scenes.push(json::Scene {
+        self.out.root.scenes.push(json::Scene {
             extensions: None,
             extras: None,
             name: None,
             nodes: roots.into_iter().map(index).collect(),
         });
-        self.root.scene = Some(index(0));
+        self.out.root.scene = Some(index(0));
     }
 }
 

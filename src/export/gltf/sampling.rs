@@ -2,24 +2,24 @@
 //! document's [`SampleBudget`] and the refinement that adds samples until linear keys follow
 //! the viewer's curves.
 
+use super::blend;
 use super::decompose::Trs;
-use super::{Builder, blend};
 use crate::scene::{Channel, Clip, Scene, TrackTime};
 
 /// Samples per second for curves that are not piecewise linear in the written form.
-pub(super) const GRID_PER_SECOND: f32 = 30.0;
+const GRID_PER_SECOND: f32 = 30.0;
 
 /// Animation samples one document may write: this many, plus [`SAMPLES_PER_KEY`] for every key
 /// the scene's clips hold. Key times, grids, loop repeats and refinement all draw on it. The
 /// corpus's Rabbit (7 sequences) writes 72,902 samples (69,639 of them from refinement); the
 /// bound keeps a damaged file's curves (a key repeated on a short global loop for every joint)
 /// from costing minutes and gigabytes. Past it, curves are thinned and refined no further.
-pub(super) const SAMPLES_START: usize = 1 << 16;
+const SAMPLES_START: usize = 1 << 16;
 
-pub(super) const SAMPLES_PER_KEY: usize = 16;
+const SAMPLES_PER_KEY: usize = 16;
 
 /// What one written channel costs in samples' worth: its accessors, views and JSON objects.
-pub(super) const CHANNEL_COST: usize = 32;
+const CHANNEL_COST: usize = 32;
 
 /// What sampling may still write, and whether it ever ran out.
 pub(super) struct SampleBudget {
@@ -33,24 +33,52 @@ pub(super) const MAX_GRID: usize = 4096;
 /// Clip units between a jump in a node's motion and the sample written just beside it.
 pub(super) const JUMP_GAP: f32 = 1e-3;
 
-impl Builder<'_> {
+/// How one document samples its curves: the [`SampleBudget`] every channel draws on, and the
+/// tolerance that refinement holds the written keys to.
+pub(super) struct Sampling {
+    budget: SampleBudget,
+    /// How far a sampled joint may stray from the viewer's curve: 1e-5 of the model's size.
+    tolerance: f32,
+    /// The model's size, the distance at which rotation and scale errors are weighed.
+    reach: f32,
+    /// The farthest a point can be from the pivot it turns about (the rest box's diagonal):
+    /// the lever at which a rotation's blend error is weighed ([`blend`]).
+    lever: f32,
+}
+
+impl Sampling {
+    /// Sampling for `scene`: its size sets the tolerance, its keys the budget.
+    pub(super) fn for_scene(scene: &Scene) -> Self {
+        let size = scene.bounds().size();
+        let reach = size.max_element().max(1e-3);
+        Self {
+            budget: SampleBudget {
+                left: SAMPLES_START.saturating_add(key_count(scene).saturating_mul(SAMPLES_PER_KEY)),
+                exhausted: false,
+            },
+            tolerance: 1e-5 * reach,
+            reach,
+            lever: if size.is_finite() { size.length().max(reach) } else { reach },
+        }
+    }
+
     /// Charges `times` to the document's [`SampleBudget`]; past it, keeps an even spread of what
     /// is left (at least both ends), so the curve is thinned rather than dropped.
     /// Each channel also costs [`CHANNEL_COST`] (its accessors and JSON); with not even that
     /// left, the channel is left out (an empty list).
-    pub(super) fn take_samples(&mut self, times: Vec<f32>) -> Vec<f32> {
+    pub(super) fn take(&mut self, times: Vec<f32>) -> Vec<f32> {
         let cost = times.len().saturating_add(CHANNEL_COST);
-        if cost <= self.samples.left {
-            self.samples.left -= cost;
+        if cost <= self.budget.left {
+            self.budget.left -= cost;
             return times;
         }
-        self.samples.exhausted = true;
-        if self.samples.left < CHANNEL_COST + 2 || times.is_empty() {
-            self.samples.left = 0;
+        self.budget.exhausted = true;
+        if self.budget.left < CHANNEL_COST + 2 || times.is_empty() {
+            self.budget.left = 0;
             return Vec::new();
         }
-        let keep = (self.samples.left - CHANNEL_COST).min(times.len());
-        self.samples.left = 0;
+        let keep = (self.budget.left - CHANNEL_COST).min(times.len());
+        self.budget.left = 0;
         let last = times.len() - 1;
         let mut thinned: Vec<f32> =
             (0..keep).filter_map(|k| times.get(k * last / (keep - 1).max(1)).copied()).collect();
@@ -58,9 +86,14 @@ impl Builder<'_> {
         thinned
     }
 
-    /// Tolerance, reach and lever for [`refine`].
-    pub(super) fn limits(&self) -> [f32; 3] {
-        [self.tolerance, self.reach, self.lever]
+    /// The sample times `times` (already taken) refined against `local_at` ([`refine`]).
+    pub(super) fn refine(&mut self, times: Vec<f32>, local_at: &dyn Fn(f32) -> Trs) -> Vec<f32> {
+        refine(times, local_at, [self.tolerance, self.reach, self.lever], &mut self.budget)
+    }
+
+    /// Whether the budget ever ran out (some curves were thinned or left unrefined).
+    pub(super) fn exhausted(&self) -> bool {
+        self.budget.exhausted
     }
 }
 
@@ -70,7 +103,7 @@ impl Builder<'_> {
 /// between keys: folded pivots, cubic curves, loops that wrap mid-interval. Then rotation
 /// intervals wide enough for a component-wise blend to stray from the slerp by more than
 /// `tolerance` at `lever` get equal steps ([`blend::nlerp_safe_times`]).
-pub(super) fn refine(
+fn refine(
     times: Vec<f32>,
     local_at: &dyn Fn(f32) -> Trs,
     [tolerance, reach, lever]: [f32; 3],
@@ -87,7 +120,7 @@ pub(super) fn refine(
     blend::nlerp_safe_times(out, local_at, [tolerance, lever], budget)
 }
 
-pub(super) fn split_interval(
+fn split_interval(
     t0: f32,
     t1: f32,
     depth: u32,
@@ -146,7 +179,7 @@ pub(super) fn clip_times(clip: &Clip, key_times: impl IntoIterator<Item = f32>, 
 
 /// Keys in the scene's clips and global channels: what the sample budget scales with, since
 /// each key took bytes of the file.
-pub(super) fn key_count(scene: &Scene) -> usize {
+fn key_count(scene: &Scene) -> usize {
     let channel_keys = |channel: &Channel| -> usize {
         match channel {
             Channel::NodeRotation { keys, .. } | Channel::NodeRotationEased { keys, .. } => keys.len(),

@@ -64,8 +64,9 @@ impl Builder<'_> {
                 if inv.is_finite() { inv } else { Mat4::IDENTITY }.to_cols_array()
             })
             .collect();
-        let ibm = self.floats(&ibm, 16, false, None);
-        self.root
+        let ibm = self.out.floats(&ibm, 16, false, None);
+        self.out
+            .root
             .push(json::Skin {
                 extensions: None,
                 extras: None,

@@ -66,9 +66,9 @@ impl Builder<'_> {
                 if !shared {
                     continue;
                 }
-                let Some(mut copy) = self.root.materials.get(material).cloned() else { continue };
+                let Some(mut copy) = self.out.root.materials.get(material).cloned() else { continue };
                 copy.name = Some(format!("{} (mesh {mesh})", copy.name.unwrap_or_default()));
-                let index = self.root.push(copy).value() as u32;
+                let index = self.out.root.push(copy).value() as u32;
                 self.transformable.push(self.transformable.get(material).copied().unwrap_or(false));
                 self.mesh_materials.insert((mesh, material), index);
             }
@@ -90,8 +90,8 @@ impl Builder<'_> {
                 self.note(format!("clip {}: UV scroll of untextured material {material} dropped", clip.name));
                 continue;
             }
-            let input = self.times(&scroll.seconds);
-            let output = self.floats(&values, 2, false, None);
+            let input = self.out.times(&scroll.seconds);
+            let output = self.out.floats(&values, 2, false, None);
             out.push(PointerChannel {
                 pointer: format!(
                     "/materials/{gltf_material}/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform/offset"
