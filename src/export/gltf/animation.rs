@@ -159,7 +159,7 @@ impl Builder<'_> {
                     }
                 }
                 Channel::UvTransform { material, translation, rotation, scale, time } => {
-                    if !self.transformable.get(*material).copied().unwrap_or(false) {
+                    if !self.material_map.transformable.get(*material).copied().unwrap_or(false) {
                         self.note(format!(
                             "clip {}: texture transform of untextured material {material} dropped",
                             clip.name
@@ -208,7 +208,7 @@ impl Builder<'_> {
         }
         // Morph weights, one channel per mesh that a vertex channel moves in this clip.
         for m in 0..scene.meshes.len() {
-            let (Some(node), Some(plan)) = (self.mesh_nodes.get(m).copied().flatten(), self.morphs.get(m)) else {
+            let (Some(node), Some(plan)) = (self.mesh_map.holders.get(m).copied().flatten(), self.morphs.get(m)) else {
                 continue;
             };
             let Some(keys) = plan.keys.get(&c).cloned() else { continue };

@@ -11,6 +11,19 @@ use serde_json::json;
 use super::{Builder, index};
 use crate::scene::{AlphaMode, BlendMode, Channel, Scene, SeeThroughKind, TextureWrap};
 
+/// What the materials part wrote, for meshes, layers and texture animation.
+#[derive(Default)]
+pub(super) struct MaterialMap {
+    /// Per glTF material: whether its base colour texture carries KHR_texture_transform.
+    pub(super) transformable: Vec<bool>,
+    /// Per scene material: whether its own texture was embedded (not the fallback tile).
+    pub(super) textured: Vec<bool>,
+    /// The fallback tile's glTF image, once a material needed it.
+    pub(super) fallback_image: Option<u32>,
+    /// Per (mesh, scene material): the material's own copy for a mesh whose UVs scroll.
+    pub(super) mesh_copies: HashMap<(usize, usize), u32>,
+}
+
 impl Builder<'_> {
     pub(super) fn materials(&mut self) {
         // Per scene image: its glTF texture and how its alpha draws.
@@ -132,8 +145,8 @@ impl Builder<'_> {
             if transform.is_some() {
                 self.use_extension("KHR_texture_transform");
             }
-            self.transformable.push(transform.is_some());
-            self.textured.push(own_texture);
+            self.material_map.transformable.push(transform.is_some());
+            self.material_map.textured.push(own_texture);
             let base_color_texture = texture.map(|t| json::texture::Info {
                 index: index(t),
                 tex_coord: u32::from(second_set),
@@ -212,7 +225,7 @@ impl Builder<'_> {
     /// The fallback tile ([`crate::scene::fallback`]) as an embedded PNG, made once per
     /// document, for material `material` whose own image could not be embedded.
     pub(super) fn embed_fallback(&mut self, material: usize) -> Option<(u32, SeeThroughKind)> {
-        let image = match self.fallback_image {
+        let image = match self.material_map.fallback_image {
             Some(image) => image,
             None => {
                 let tile = crate::scene::fallback::fallback_tile();
@@ -236,7 +249,7 @@ impl Builder<'_> {
                         extras: None,
                     })
                     .value() as u32;
-                self.fallback_image = Some(image);
+                self.material_map.fallback_image = Some(image);
                 image
             }
         };
@@ -259,7 +272,7 @@ impl Builder<'_> {
         {
             return Some("an additive or modulating blend, which glTF cannot express");
         }
-        if !self.textured.get(material).copied().unwrap_or(false) {
+        if !self.material_map.textured.get(material).copied().unwrap_or(false) {
             return Some("its texture is not available, and untextured it would paint the base flat");
         }
         None

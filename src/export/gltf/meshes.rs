@@ -13,6 +13,23 @@ use super::materials::samples_second_set;
 use super::skins::four_influences;
 use super::{Builder, index};
 
+/// Where the scene's meshes landed, for links and weight channels.
+pub(super) struct MeshMap {
+    /// Per mesh: the glTF node that carries it (the target of its weights).
+    pub(super) holders: Vec<Option<u32>>,
+    /// Per mesh: its glTF mesh.
+    pub(super) meshes: Vec<Option<u32>>,
+    /// Nodes made for meshes that sit at the root (skinned meshes, meshes without a node).
+    pub(super) loose: Vec<u32>,
+}
+
+impl MeshMap {
+    /// No mesh written yet, of `count`.
+    pub(super) fn new(count: usize) -> Self {
+        Self { holders: vec![None; count], meshes: vec![None; count], loose: Vec::new() }
+    }
+}
+
 impl Builder<'_> {
     pub(super) fn meshes(&mut self) {
         use json::accessor::{ComponentType, Type};
@@ -54,7 +71,7 @@ impl Builder<'_> {
             }
             let mut skin_index = None;
             if let Some(skin) = &mesh.skin
-                && self.joint_nodes.get(skin.skeleton).is_some_and(|j| !j.is_empty())
+                && self.joints.nodes.get(skin.skeleton).is_some_and(|j| !j.is_empty())
             {
                 let (joints, weights) = four_influences(mesh, skin);
                 let joint_view = self.out.view(bytemuck::cast_slice(&joints), Some(Target::ArrayBuffer));
@@ -131,7 +148,7 @@ impl Builder<'_> {
                     indices: Some(index(indices)),
                     material: material
                         .filter(|&i| i < scene.materials.len())
-                        .map(|i| index(self.mesh_materials.get(&(m, i)).copied().unwrap_or(i as u32))),
+                        .map(|i| index(self.material_map.mesh_copies.get(&(m, i)).copied().unwrap_or(i as u32))),
                     mode: Valid(json::mesh::Mode::Triangles),
                     targets: (!targets.is_empty()).then(|| targets.clone()),
                 });
@@ -150,18 +167,18 @@ impl Builder<'_> {
                     weights: (plan_targets > 0).then(|| vec![0.0; plan_targets]),
                 })
                 .value() as u32;
-            if let Some(slot) = self.gltf_meshes.get_mut(m) {
+            if let Some(slot) = self.mesh_map.meshes.get_mut(m) {
                 *slot = Some(gltf_mesh);
             }
             let holder = if skin_index.is_some() || mesh.node.is_none() {
                 let n = self.push_node(mesh.name.clone(), Trs::IDENTITY);
-                self.loose_mesh_nodes.push(n);
+                self.mesh_map.loose.push(n);
                 n
             } else {
                 let node = mesh.node.unwrap_or_default();
-                let parent = match self.visibility_nodes.get(&node) {
+                let parent = match self.node_map.visibility.get(&node) {
                     Some(&v) => v,
-                    None => self.placed.get(node).map(|p| p.inner).unwrap_or(0),
+                    None => self.node_map.placed.get(node).map(|p| p.inner).unwrap_or(0),
                 };
                 let taken = self.out.root.nodes.get(parent as usize).is_some_and(|n| n.mesh.is_some());
                 if taken {
@@ -176,7 +193,7 @@ impl Builder<'_> {
                 node.mesh = Some(index(gltf_mesh));
                 node.skin = skin_index.map(index);
             }
-            if let Some(slot) = self.mesh_nodes.get_mut(m) {
+            if let Some(slot) = self.mesh_map.holders.get_mut(m) {
                 *slot = Some(holder);
             }
         }

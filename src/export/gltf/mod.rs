@@ -22,18 +22,18 @@ mod sampling;
 mod skins;
 mod uv;
 
-use std::collections::HashMap;
-
 use anyhow::Result;
 use gltf_json as json;
 use json::validation::USize64;
 
 use crate::scene::Scene;
 use animation::PointerChannel;
-use decompose::NodeTransform;
+use materials::MaterialMap;
+use meshes::MeshMap;
 use morphs::MorphPlan;
-use nodes::Placed;
+use nodes::NodeMap;
 use sampling::Sampling;
+use skins::Joints;
 use uv::UvScroll;
 
 use document::Writer;
@@ -92,44 +92,37 @@ fn without_material_animation(scene: &Scene) -> (Scene, usize) {
     (plain, dropped)
 }
 
+/// Runs the parts in order and holds what each hands on: the [`Writer`] all of them write into,
+/// then the typed maps of where the nodes, joints, meshes and materials landed, the morph plans
+/// and the UV scrolls, which the animation part reads.
 struct Builder<'a> {
     scene: &'a Scene,
     /// The JSON and binary buffer every part writes into.
     out: Writer,
+    /// What the file cannot express, each once.
     notes: Vec<String>,
-    placed: Vec<Placed>,
-    /// Per mesh: the glTF node that carries it (the target of its weights).
-    mesh_nodes: Vec<Option<u32>>,
-    /// Per mesh: its glTF mesh.
-    gltf_meshes: Vec<Option<u32>>,
-    /// Per node with visibility keys: the child that carries its mesh.
-    visibility_nodes: HashMap<usize, u32>,
-    /// Per skeleton: the glTF node of each joint.
-    joint_nodes: Vec<Vec<u32>>,
+    /// From [`nodes`]: where each scene node landed.
+    node_map: NodeMap,
+    /// From [`skins`]: the joint nodes per skeleton.
+    joints: Joints,
+    /// From [`meshes`]: the node that carries each mesh.
+    mesh_map: MeshMap,
+    /// From [`materials`] (and [`uv`]'s copies): what each material can animate.
+    material_map: MaterialMap,
+    /// From [`morphs`]: per mesh, its targets and one-hot keys per clip.
     morphs: Vec<MorphPlan>,
-    /// Per glTF material: whether its base colour texture carries KHR_texture_transform.
-    transformable: Vec<bool>,
-    /// Per scene material: whether its own texture was embedded (not the fallback tile).
-    textured: Vec<bool>,
-    /// The fallback tile's glTF image, once a material needed it.
-    fallback_image: Option<u32>,
+    /// Per animation written: its channels through `KHR_animation_pointer`.
     pointer_channels: Vec<Vec<PointerChannel>>,
+    /// Extensions the document uses, each once.
     extensions: Vec<&'static str>,
-    skeleton_roots: Vec<u32>,
     /// TPW UV ramps that move every UV of a mesh by one offset: (clip, mesh, offset, end time).
     uv_scrolls: Vec<UvScroll>,
     /// Whether UV keys may become texture-transform scrolls (through `KHR_animation_pointer`).
     uv_scrolls_allowed: bool,
-    /// Per scene node: how it was written (one TRS node or a chain).
-    node_forms: Vec<NodeTransform>,
-    /// Per (mesh, scene material): the material's own copy for a mesh whose UVs scroll.
-    mesh_materials: HashMap<(usize, usize), u32>,
     /// The sample budget and tolerance every channel is written under.
     sampling: Sampling,
     /// The last animation input written, for the next channel at the same times.
     last_input: Option<(Vec<f32>, u32)>,
-    /// Nodes made for meshes that sit at the root (skinned meshes, meshes without a node).
-    loose_mesh_nodes: Vec<u32>,
 }
 
 fn usize64(n: usize) -> USize64 {
@@ -146,23 +139,15 @@ impl<'a> Builder<'a> {
             scene,
             out: Writer::new(),
             notes: Vec::new(),
-            placed: Vec::new(),
-            mesh_nodes: vec![None; scene.meshes.len()],
-            gltf_meshes: vec![None; scene.meshes.len()],
-            visibility_nodes: HashMap::new(),
-            joint_nodes: Vec::new(),
+            node_map: NodeMap::default(),
+            joints: Joints::default(),
+            mesh_map: MeshMap::new(scene.meshes.len()),
+            material_map: MaterialMap::default(),
             morphs: Vec::new(),
-            transformable: Vec::new(),
-            textured: Vec::new(),
-            fallback_image: None,
             pointer_channels: Vec::new(),
             extensions: Vec::new(),
-            skeleton_roots: Vec::new(),
             uv_scrolls: Vec::new(),
             uv_scrolls_allowed: true,
-            node_forms: Vec::new(),
-            mesh_materials: HashMap::new(),
-            loose_mesh_nodes: Vec::new(),
             last_input: None,
             sampling: Sampling::for_scene(scene),
         }

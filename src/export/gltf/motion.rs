@@ -25,7 +25,9 @@ impl Builder<'_> {
     pub(super) fn node_motion(&mut self, animation: &mut json::Animation, c: usize, node: usize) {
         let scene = self.scene;
         let Some(clip) = scene.clips.get(c) else { return };
-        let (Some(placed), Some(form)) = (self.placed.get(node).copied(), self.node_forms.get(node).copied()) else {
+        let (Some(placed), Some(form)) =
+            (self.node_map.placed.get(node).copied(), self.node_map.forms.get(node).copied())
+        else {
             return;
         };
         // The node's own channels, picked once: a file may hold thousands of channels.
@@ -111,7 +113,7 @@ impl Builder<'_> {
     /// visibility channel of the node applied in order, the last key at or before the time of
     /// each deciding, as the viewer does (the clip's hide list, then the track's switches).
     pub(super) fn node_visibility(&mut self, animation: &mut json::Animation, clip: &Clip, node: usize) {
-        let Some(&holder) = self.visibility_nodes.get(&node) else { return };
+        let Some(&holder) = self.node_map.visibility.get(&node) else { return };
         let switches: Vec<&[Key<bool>]> = clip
             .channels
             .iter()
@@ -143,7 +145,7 @@ impl Builder<'_> {
         times: &[f32],
         frames: &[Vec<Mat4>],
     ) {
-        let Some(joint_nodes) = self.joint_nodes.get(skeleton).cloned() else { return };
+        let Some(joint_nodes) = self.joints.nodes.get(skeleton).cloned() else { return };
         let Some(skel) = self.scene.skeletons.get(skeleton) else { return };
         let frame_times = clip_times(clip, times.iter().copied(), false);
         for (j, &node) in joint_nodes.iter().enumerate() {
@@ -194,7 +196,7 @@ impl Builder<'_> {
         skeleton: usize,
         tracks: &[crate::scene::JointTracks],
     ) {
-        let Some(joint_nodes) = self.joint_nodes.get(skeleton).cloned() else { return };
+        let Some(joint_nodes) = self.joints.nodes.get(skeleton).cloned() else { return };
         let Some(skel) = self.scene.skeletons.get(skeleton) else { return };
         for (j, &node) in joint_nodes.iter().enumerate() {
             let parent = skel.joints.get(j).and_then(|joint| joint.parent).filter(|&p| p < j);

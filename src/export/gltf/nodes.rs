@@ -1,12 +1,25 @@
 //! Nodes: each scene node as a TRS node, or a chain where it is sheared ([`super::decompose`]),
 //! the visibility children, and the parent links and scene roots.
 
+use std::collections::HashMap;
+
 use glam::{Mat4, Quat, Vec3};
 use gltf_json as json;
 
 use super::decompose::{self, NodeTransform, Trs};
 use super::{Builder, index};
 use crate::scene::Channel;
+
+/// Where the scene's nodes landed, for the parts that hang meshes on them and animate them.
+#[derive(Default)]
+pub(super) struct NodeMap {
+    /// Per scene node: its glTF nodes.
+    pub(super) placed: Vec<Placed>,
+    /// Per scene node: how it was written (one TRS node or a chain).
+    pub(super) forms: Vec<NodeTransform>,
+    /// Per node with visibility keys: the child that carries its mesh.
+    pub(super) visibility: HashMap<usize, u32>,
+}
 
 /// Where one scene node landed.
 #[derive(Debug, Clone, Copy)]
@@ -57,7 +70,7 @@ impl Builder<'_> {
             // A mirror under rotation keys no longer matters here: keyed poses are decomposed
             // against the chain's fixed stretch (`node_motion`), which keeps the mirror exactly.
             let transform = decompose::split(&local, rotated.get(i).copied().unwrap_or(false));
-            self.node_forms.push(transform);
+            self.node_map.forms.push(transform);
             let placed = match transform {
                 NodeTransform::Single(trs) => {
                     let n = self.push_node(node.name.clone(), trs);
@@ -72,17 +85,17 @@ impl Builder<'_> {
                     Placed { outer: o, rotated: r, inner: r }
                 }
             };
-            self.placed.push(placed);
+            self.node_map.placed.push(placed);
         }
         for channel in scene.clips.iter().flat_map(|c| &c.channels) {
             if let Channel::NodeVisibility { node, .. } = channel
-                && !self.visibility_nodes.contains_key(node)
-                && let Some(placed) = self.placed.get(*node).copied()
+                && !self.node_map.visibility.contains_key(node)
+                && let Some(placed) = self.node_map.placed.get(*node).copied()
             {
                 let name = scene.nodes.get(*node).map(|n| n.name.clone()).unwrap_or_default();
                 let v = self.push_node(format!("{name} (visibility)"), Trs::IDENTITY);
                 self.add_child(placed.inner, v);
-                self.visibility_nodes.insert(*node, v);
+                self.node_map.visibility.insert(*node, v);
             }
         }
     }
@@ -92,17 +105,17 @@ impl Builder<'_> {
         let scene = self.scene;
         let mut roots = Vec::new();
         for (i, node) in scene.nodes.iter().enumerate() {
-            let Some(placed) = self.placed.get(i).copied() else { continue };
+            let Some(placed) = self.node_map.placed.get(i).copied() else { continue };
             let joint_parent =
-                node.joint.and_then(|(s, j)| self.joint_nodes.get(s).and_then(|nodes| nodes.get(j)).copied());
-            let parent = node.parent.and_then(|p| self.placed.get(p)).map(|p| p.inner);
+                node.joint.and_then(|(s, j)| self.joints.nodes.get(s).and_then(|nodes| nodes.get(j)).copied());
+            let parent = node.parent.and_then(|p| self.node_map.placed.get(p)).map(|p| p.inner);
             match joint_parent.or(parent) {
                 Some(p) => self.add_child(p, placed.outer),
                 None => roots.push(placed.outer),
             }
         }
-        roots.extend(self.skeleton_roots.iter().copied());
-        roots.extend(self.loose_mesh_nodes.iter().copied());
+        roots.extend(self.joints.roots.iter().copied());
+        roots.extend(self.mesh_map.loose.iter().copied());
         self.out.root.scenes.push(json::Scene {
             extensions: None,
             extras: None,

@@ -8,6 +8,15 @@ use super::decompose::Trs;
 use super::nodes::to_trs;
 use super::{Builder, index};
 
+/// The joint nodes of the scene's skeletons, for skins, links and bone channels.
+#[derive(Default)]
+pub(super) struct Joints {
+    /// Per skeleton: the glTF node of each joint.
+    pub(super) nodes: Vec<Vec<u32>>,
+    /// Per skeleton: the node its joints hang under.
+    pub(super) roots: Vec<u32>,
+}
+
 impl Builder<'_> {
     /// A joint's pivot (M2: rotation and scale happen about it; zero elsewhere).
     pub(super) fn joint_pivot(&self, skeleton: usize, joint: usize) -> Vec3 {
@@ -49,15 +58,15 @@ impl Builder<'_> {
                     self.note(format!("joint {j} ({}): billboard not exported (it needs the camera)", joint.name));
                 }
             }
-            self.joint_nodes.push(nodes);
-            self.skeleton_roots.push(root);
+            self.joints.nodes.push(nodes);
+            self.joints.roots.push(root);
         }
     }
 
     /// One skin per skeleton: inverse bind matrices are the inverses of the rest pose.
     pub(super) fn skin(&mut self, skeleton: usize) -> u32 {
         let scene = self.scene;
-        let joints = self.joint_nodes.get(skeleton).cloned().unwrap_or_default();
+        let joints = self.joints.nodes.get(skeleton).cloned().unwrap_or_default();
         let ibm: Vec<f32> = (0..joints.len())
             .flat_map(|j| {
                 let inv = self.joint_bind(skeleton, j).inverse();
@@ -73,7 +82,7 @@ impl Builder<'_> {
                 inverse_bind_matrices: Some(index(ibm)),
                 joints: joints.iter().map(|&j| index(j)).collect(),
                 name: scene.skeletons.get(skeleton).map(|s| s.name.clone()),
-                skeleton: self.skeleton_roots.get(skeleton).map(|&r| index(r)),
+                skeleton: self.joints.roots.get(skeleton).map(|&r| index(r)),
             })
             .value() as u32
     }

@@ -69,8 +69,10 @@ impl Builder<'_> {
                 let Some(mut copy) = self.out.root.materials.get(material).cloned() else { continue };
                 copy.name = Some(format!("{} (mesh {mesh})", copy.name.unwrap_or_default()));
                 let index = self.out.root.push(copy).value() as u32;
-                self.transformable.push(self.transformable.get(material).copied().unwrap_or(false));
-                self.mesh_materials.insert((mesh, material), index);
+                self.material_map
+                    .transformable
+                    .push(self.material_map.transformable.get(material).copied().unwrap_or(false));
+                self.material_map.mesh_copies.insert((mesh, material), index);
             }
         }
     }
@@ -85,8 +87,9 @@ impl Builder<'_> {
             if !mesh_uses_material(scene, scroll.mesh, material) {
                 continue;
             }
-            let gltf_material = self.mesh_materials.get(&(scroll.mesh, material)).copied().unwrap_or(material as u32);
-            if !self.transformable.get(gltf_material as usize).copied().unwrap_or(false) {
+            let gltf_material =
+                self.material_map.mesh_copies.get(&(scroll.mesh, material)).copied().unwrap_or(material as u32);
+            if !self.material_map.transformable.get(gltf_material as usize).copied().unwrap_or(false) {
                 self.note(format!("clip {}: UV scroll of untextured material {material} dropped", clip.name));
                 continue;
             }
