@@ -1,9 +1,9 @@
 //! Builds the format-neutral scene from a decoded `.m2` and one `.skin` profile. This module
 //! owns the order of the build, the root node, the bone skeleton and the marker nodes
 //! (attachments, events, lights, cameras, emitters); the rest lives beside it: geometry in
-//! [`meshes`], materials and second texture layers in [`materials`], clips and their
-//! channels in [`clips`], track keys and the key budget in [`keys`], info tables in
-//! [`details`]. Every index into the .m2 or the skin is checked where it is used; a bad one
+//! `meshes`, materials and second texture layers in `materials`, clips and their
+//! channels in `clips`, track keys and the key budget in `keys`, info tables in
+//! `details`. Every index into the .m2 or the skin is checked where it is used; a bad one
 //! drops the thing it names with a warning.
 
 mod clips;
@@ -37,7 +37,8 @@ pub struct BuildOptions {
 /// Builds the scene. `skin` is the chosen profile (`None`: no geometry, only the skeleton,
 /// clips and markers).
 ///
-/// Clips view the model's track keys ([`Track::curve`]); nothing is copied or moved out.
+/// Clips view the model's track keys ([`Track::curve`](super::tracks::Track::curve)); nothing is
+/// copied or moved out.
 pub fn build(model: &M2Model, skin: Option<&Skin>, options: &BuildOptions, input_len: u64) -> Scene {
     let mut scene = Scene::new(FormatKind::WowM2, SceneKind::Mesh);
     scene.version = model.version;
