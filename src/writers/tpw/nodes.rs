@@ -41,8 +41,8 @@ impl Default for TextureSpec {
     }
 }
 
-/// A material: its texture (index into [`MeshFile::textures`]; `None` writes FrameOffset 0,
-/// "no texture") and the inclusive range of final vertices it covers.
+/// A material: its texture (index into [`MeshFile::textures`](super::MeshFile::textures);
+/// `None` writes FrameOffset 0, "no texture") and the inclusive range of final vertices it covers.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MaterialSpec {
     pub texture: Option<usize>,
