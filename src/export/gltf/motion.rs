@@ -238,7 +238,7 @@ pub(super) fn last_at_or_before<T>(keys: &[Key<T>], time: f32) -> Option<&Key<T>
     n.checked_sub(1).and_then(|i| keys.get(i))
 }
 
-/// Element-wise blend of the two frames around `t`, as [`Pose`] does for MDR bones.
+/// Element-wise blend of the two frames around `t`, as [`Pose`](crate::scene::anim::Pose) does for MDR bones.
 pub(super) fn blend_frames(times: &[f32], frames: &[Vec<Mat4>], t: f32) -> Vec<Mat4> {
     let last = times.len().saturating_sub(1);
     let upper = times.partition_point(|&ft| ft <= t).min(last);
