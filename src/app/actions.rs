@@ -8,6 +8,7 @@ use std::time::Instant;
 use super::framing::{clip_bounds, posed_bounds};
 use super::window::App;
 use super::{Action, UserEvent};
+use crate::archive::{io_reason, one_line};
 use crate::formats::Pick;
 
 impl App {
@@ -200,8 +201,12 @@ impl App {
             Err(first) => {
                 // A read-only model folder (a mounted game disc): fall back to the working folder.
                 let fallback = free_name(Path::new("."), &stem);
-                log::warn!("{}: {first}; saving to {} instead", target.display(), fallback.display());
-                image.save(&fallback).map(|()| fallback).map_err(|e| format!("{}: {first}; {e}", target.display()))
+                let first = format!("{}: {}", one_line(&target.display().to_string()), save_reason(&first));
+                log::warn!("{first}; saving to {} instead", fallback.display());
+                image
+                    .save(&fallback)
+                    .map(|()| fallback.clone())
+                    .map_err(|e| format!("{first}; {}: {}", one_line(&fallback.display().to_string()), save_reason(&e)))
             }
         };
         match saved {
@@ -218,4 +223,14 @@ fn free_name(dir: &Path, stem: &str) -> PathBuf {
         return first;
     }
     (2..10_000).map(|n| dir.join(format!("{stem}-{n}.png"))).find(|p| !p.exists()).unwrap_or(first)
+}
+
+/// Our one-line wording for a failure to write the screenshot's PNG: the I/O error's kind and
+/// number (a read-only folder, a full disk), never the encoder's own text.
+fn save_reason(error: &image::ImageError) -> String {
+    match error {
+        image::ImageError::IoError(io) => io_reason(io),
+        image::ImageError::Limits(_) => "the picture is over the PNG encoder's limits".into(),
+        _ => "the PNG encoder refused the picture".into(),
+    }
 }

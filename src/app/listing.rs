@@ -8,6 +8,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver};
 
+use crate::archive::one_line;
+use crate::formats::assets::io_wording;
 use crate::formats::listing::{self, ListedFolder};
 
 /// Called from the listing thread after each message, so the event loop can redraw.
@@ -64,7 +66,9 @@ impl TreeListing {
                         ControlFlow::Continue(())
                     }
                 });
-                send(Message::Done(walked.map_err(|e| format!("{}: {e}", root.display()))));
+                send(Message::Done(walked.map_err(|e| {
+                    format!("{}: cannot list the folder: {}", one_line(&root.display().to_string()), io_wording(&e))
+                })));
             }
         });
         if let Err(e) = spawned {

@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use super::listing::{TreeListing, Wake};
 use super::loader::Loaded;
+use crate::archive::one_line;
+use crate::formats::assets::io_wording;
 use crate::formats::group_models;
 use crate::info::Summary;
 use crate::scene::{Scene, anim::Pose};
@@ -661,7 +663,9 @@ impl Session {
         if path.is_dir() || crate::formats::vfs::is_archive(path) {
             let folder = match lazy {
                 Some(wake) => Folder::browse(path, Some(wake)),
-                None => Folder::scan(path).map_err(|e| format!("{}: {e}", path.display()))?,
+                None => Folder::scan(path).map_err(|e| {
+                    format!("{}: cannot list the folder: {}", one_line(&path.display().to_string()), io_wording(&e))
+                })?,
             };
             self.folder = Some(folder);
             self.open_first_listed = true;
@@ -819,6 +823,21 @@ mod tests {
         assert!(is_model_file(Path::new("x.Mdr")));
         assert!(!is_model_file(Path::new("x.skin")));
         assert!(!is_model_file(Path::new("md2")));
+    }
+
+    /// A folder that cannot be listed (here a damaged `.wad` browsed as one) is one line in
+    /// our words naming it, with a line break in its name escaped.
+    #[test]
+    fn a_folder_that_cannot_be_listed_is_one_line_naming_it() {
+        let dir = std::env::temp_dir().join(format!("mdview-unlistable-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let archive = dir.join("broken\npark.wad");
+        // The archive's magic, then a header cut short.
+        std::fs::write(&archive, b"DWFB\xff\xff\xff").unwrap();
+        let error = Session::default().target_for(&archive).unwrap_err();
+        assert!(!error.contains('\n'), "{error:?}");
+        assert!(error.contains("broken\\npark.wad: cannot list the folder: "), "{error}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -74,3 +74,13 @@ pub(super) fn lower_case(name: &str) -> std::borrow::Cow<'_, str> {
 pub(super) fn same_without_case(a: &str, b: &str) -> bool {
     if a.is_ascii() && b.is_ascii() { a.eq_ignore_ascii_case(b) } else { a.to_lowercase() == b.to_lowercase() }
 }
+
+/// Our one-line wording for an I/O error reading a companion file or listing a folder: its
+/// kind and the OS's error number where there is one; an error of our own making (a damaged
+/// archive member, read through [`super::vfs`]) keeps its words, on one line.
+pub fn io_wording(error: &std::io::Error) -> String {
+    match (error.raw_os_error(), error.get_ref()) {
+        (None, Some(ours)) => crate::archive::one_line(&ours.to_string()),
+        _ => crate::archive::io_reason(error),
+    }
+}

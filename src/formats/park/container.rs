@@ -109,7 +109,7 @@ pub fn read_container(data: &[u8]) -> DecodeResult<Container> {
 fn inflate(stream: &[u8], size: u32) -> Result<Vec<u8>, String> {
     let mut payload = Vec::with_capacity(size as usize);
     let mut decoder = flate2::read::ZlibDecoder::new(stream).take(u64::from(size) + 1);
-    decoder.read_to_end(&mut payload).map_err(|e| format!("does not inflate: {e}"))?;
+    decoder.read_to_end(&mut payload).map_err(|e| format!("does not inflate ({})", crate::archive::io_reason(&e)))?;
     if payload.len() as u64 != u64::from(size) {
         let got =
             if payload.len() as u64 > u64::from(size) { "more than".to_string() } else { payload.len().to_string() };
