@@ -8,6 +8,12 @@
 //! (M2 Hermite and Bezier keys) and joint translations with folded pivots are sampled on a
 //! grid as well. Times are seconds from the clip's start: `(t - clip.start) / clip.rate`.
 //! Material colours and texture transforms go through `KHR_animation_pointer`.
+//!
+//! The parts run in order, each writing into the one `Writer` (`document`) and handing on a
+//! typed map: `uv` plans scrolls, `materials` gives a `MaterialMap`, `nodes` a `NodeMap`,
+//! `skins` the `Joints`, `morphs` a `MorphPlan` per mesh, `meshes` a `MeshMap`; then
+//! `animation` and `motion` write the clips from those maps, drawing sample times from
+//! `sampling`. `document` finishes the JSON and writes `.glb` or `.gltf` + `.bin`.
 
 mod animation;
 mod blend;
