@@ -4,7 +4,7 @@
 //! Every format decodes into one format-neutral [`scene::Scene`]; the renderer, the viewer and
 //! the CLI know only that scene.
 //!
-//! The `viewer` feature (on by default) adds [`render`] and [`app`], the GPU and window stack;
+//! The `viewer` feature (on by default) adds `render` and `app`, the GPU and window stack;
 //! without it the crate decodes, exports, summarises and scans only.
 
 #[cfg(feature = "viewer")]

@@ -6,10 +6,10 @@
 //!   files, the open document); [`listing`] lists a folder's tree aside; [`loader`] decodes
 //!   off the UI thread.
 //! - [`viewer`] is the side egui draws ([`Viewer`] and its frame's layout), with its
-//!   [`shortcuts`] and its camera [`framing`]; [`panel`], [`tree`], [`timeline`], [`sheet`]
+//!   `shortcuts` and its camera `framing`; [`panel`], [`tree`], [`timeline`], [`sheet`]
 //!   and [`viewport`] draw the parts of the window.
-//! - [`window`] owns the event loop, the GPU surface and the order of work in a frame;
-//!   [`loading`] opens files and applies what the loader brings back; [`actions`] carries out
+//! - `window` owns the event loop, the GPU surface and the order of work in a frame;
+//!   `loading` opens files and applies what the loader brings back; `actions` carries out
 //!   what the UI asked for (dialogs, export, screenshots); [`bench`] is the scripted stepping.
 //! - This file: how the viewer is started ([`ViewerOptions`], [`run`]) and the messages its
 //!   parts send each other.

@@ -1,5 +1,5 @@
 //! A Quake `.mdl` encoder for fixtures and fuzz seeds: writes an [`MdlFile`] (as
-//! [`mdl::read`](crate::formats::mdl::read) gives it) back in Quake's layout, trailing bytes
+//! [`mdl::read`] gives it) back in Quake's layout, trailing bytes
 //! included.
 
 use glam::Vec3;

@@ -221,7 +221,7 @@ impl Folder {
         self.files.iter().map(|name| Asset { folder: self.source.clone(), name: name.clone() })
     }
 
-    /// The image files ([`IMAGE_EXTENSIONS`]), sorted by name case-insensitively.
+    /// The image files ([`IMAGE_EXTENSIONS`](super::IMAGE_EXTENSIONS)), sorted by name case-insensitively.
     pub fn images(&self) -> impl Iterator<Item = Asset> + '_ {
         self.files().filter(|a| is_image_name(&a.name))
     }

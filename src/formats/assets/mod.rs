@@ -18,9 +18,9 @@
 //! - **Scenes.** [`attach_images`] gives every textured material an image in
 //!   [`Scene::images`](crate::scene::Scene::images), resolved now and decoded lazily.
 //!
-//! Files: [`folders`] (listings, where they come from, the kept listings), [`cache`] (the
-//! per-open [`Assets`] cache and [`SharedListings`]), [`textures`] (search folders, the
-//! resolver, attaching images to a scene) and [`images`] (the one image decoder).
+//! Files: `folders` (listings, where they come from, the kept listings), `cache` (the
+//! per-open [`Assets`] cache and [`SharedListings`]), `textures` (search folders, the
+//! resolver, attaching images to a scene) and `images` (the one image decoder).
 
 mod cache;
 mod folders;

@@ -10,7 +10,7 @@
 //! that many poses. A pose is bounds, a 16-byte name and 4 bytes per vertex (x, y, z packed
 //! against the header's scale and origin, and an index into the 162 normals Quake II shares).
 //!
-//! [`read`] gives the file as stored; [`decode`] the scene ([`assemble`]), its skins decoded
+//! [`read`] gives the file as stored; [`decode`] the scene (`assemble`), its skins decoded
 //! with the standard palette; [`open`] looks for the game's palette ([`palette`]).
 
 mod assemble;
