@@ -1,5 +1,6 @@
 //! mdview: a viewer and command-line toolkit for classic game model formats (Theme Park World
-//! `.md2`, Quake II `.md2`, Quake 3 `.mdr`, World of Warcraft `.m2`).
+//! `.md2` and its `.wad` archives and parks, Quake `.mdl`, Quake II `.md2`, Quake 3 `.md3` and
+//! `.mdr`, World of Warcraft `.m2`).
 //!
 //! Every format decodes into one format-neutral [`scene::Scene`]; the renderer, the viewer and
 //! the CLI know only that scene.

@@ -16,7 +16,7 @@ use mdview::scene::{Scene, anim::Pose};
 #[command(
     name = "mdview",
     version,
-    about = "Viewer and toolkit for classic game models (TPW .md2, Quake II .md2, Quake 3 .mdr, WoW .m2)"
+    about = "Viewer and toolkit for classic game models (TPW .md2, Quake .mdl, Quake II .md2, Quake 3 .md3 and .mdr, WoW .m2)"
 )]
 #[command(args_conflicts_with_subcommands = true)]
 struct Cli {
