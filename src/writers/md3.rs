@@ -3,6 +3,7 @@
 //! frame by frame, then each surface with its shaders, triangles, texture coordinates and
 //! vertices.
 
+use super::le::{count, f32s, i32s};
 use crate::formats::md3::{self, Md3File, Surface};
 
 fn name(out: &mut Vec<u8>, text: &str, len: usize) {
@@ -11,22 +12,6 @@ fn name(out: &mut Vec<u8>, text: &str, len: usize) {
         *slot = b;
     }
     out.extend(field);
-}
-
-fn i32s(out: &mut Vec<u8>, values: &[i32]) {
-    for v in values {
-        out.extend(v.to_le_bytes());
-    }
-}
-
-fn f32s(out: &mut Vec<u8>, values: &[f32]) {
-    for v in values {
-        out.extend(v.to_le_bytes());
-    }
-}
-
-fn size(n: usize) -> i32 {
-    i32::try_from(n).unwrap_or(i32::MAX)
 }
 
 fn surface_bytes(surface: &Surface, frame_count: usize) -> Vec<u8> {
@@ -39,9 +24,9 @@ fn surface_bytes(surface: &Surface, frame_count: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(ofs_end);
     out.extend(md3::MAGIC);
     name(&mut out, &surface.name, 64);
-    i32s(&mut out, &[surface.flags, size(frame_count), size(surface.shaders.len()), size(surface.vertex_count)]);
-    i32s(&mut out, &[size(surface.triangles.len()), size(ofs_triangles), size(ofs_shaders), size(ofs_st)]);
-    i32s(&mut out, &[size(ofs_vertices), size(ofs_end)]);
+    i32s(&mut out, &[surface.flags, count(frame_count), count(surface.shaders.len()), count(surface.vertex_count)]);
+    i32s(&mut out, &[count(surface.triangles.len()), count(ofs_triangles), count(ofs_shaders), count(ofs_st)]);
+    i32s(&mut out, &[count(ofs_vertices), count(ofs_end)]);
     for (shader, index) in &surface.shaders {
         name(&mut out, shader, 64);
         i32s(&mut out, &[*index]);
@@ -74,8 +59,8 @@ pub fn write(file: &Md3File) -> Vec<u8> {
     out.extend(md3::MAGIC);
     i32s(&mut out, &[md3::VERSION]);
     name(&mut out, &file.name, 64);
-    i32s(&mut out, &[file.flags, size(frames), size(tags), size(surfaces.len()), file.skin_count]);
-    i32s(&mut out, &[size(ofs_frames), size(ofs_tags), size(ofs_surfaces), size(ofs_end)]);
+    i32s(&mut out, &[file.flags, count(frames), count(tags), count(surfaces.len()), file.skin_count]);
+    i32s(&mut out, &[count(ofs_frames), count(ofs_tags), count(ofs_surfaces), count(ofs_end)]);
     for f in &file.frames {
         f32s(&mut out, &f.bounds[0].to_array());
         f32s(&mut out, &f.bounds[1].to_array());

@@ -4,23 +4,8 @@
 
 use glam::Vec3;
 
+use super::le::{count, f32s, i32s};
 use crate::formats::mdl::{self, Frame, Header, MdlFile, Pose, Skin, StVert, Triangle};
-
-fn i32s(out: &mut Vec<u8>, values: &[i32]) {
-    for v in values {
-        out.extend(v.to_le_bytes());
-    }
-}
-
-fn f32s(out: &mut Vec<u8>, values: &[f32]) {
-    for v in values {
-        out.extend(v.to_le_bytes());
-    }
-}
-
-fn n(value: usize) -> i32 {
-    i32::try_from(value).unwrap_or(i32::MAX)
-}
 
 fn pose(out: &mut Vec<u8>, pose: &Pose) {
     out.extend(pose.bounds.iter().flatten());
@@ -43,8 +28,8 @@ pub fn write(file: &MdlFile) -> Vec<u8> {
     f32s(&mut out, &[h.radius]);
     f32s(&mut out, &h.eye.to_array());
     let vertex_count = file.st.len();
-    i32s(&mut out, &[n(file.skins.len()), h.skin_width as i32, h.skin_height as i32, n(vertex_count)]);
-    i32s(&mut out, &[n(file.triangles.len()), n(file.frames.len()), h.synctype, h.flags]);
+    i32s(&mut out, &[count(file.skins.len()), h.skin_width as i32, h.skin_height as i32, count(vertex_count)]);
+    i32s(&mut out, &[count(file.triangles.len()), count(file.frames.len()), h.synctype, h.flags]);
     f32s(&mut out, &[h.size]);
     for skin in &file.skins {
         match skin {
@@ -53,7 +38,7 @@ pub fn write(file: &MdlFile) -> Vec<u8> {
                 out.extend(picture);
             }
             Skin::Group { intervals, pictures } => {
-                i32s(&mut out, &[1, n(pictures.len())]);
+                i32s(&mut out, &[1, count(pictures.len())]);
                 f32s(&mut out, intervals);
                 pictures.iter().for_each(|p| out.extend(p));
             }
@@ -73,7 +58,7 @@ pub fn write(file: &MdlFile) -> Vec<u8> {
                 pose(&mut out, p);
             }
             Frame::Group { bounds, intervals, poses } => {
-                i32s(&mut out, &[1, n(poses.len())]);
+                i32s(&mut out, &[1, count(poses.len())]);
                 out.extend(bounds.iter().flatten());
                 f32s(&mut out, intervals);
                 poses.iter().for_each(|p| pose(&mut out, p));

@@ -10,6 +10,7 @@
 //! - [`mdr`]: Quake III `.mdr`, and the demo arm.
 //! - [`mdl`]: Quake `.mdl`.
 
+mod le;
 pub mod md3;
 pub mod mdl;
 pub mod mdr;
