@@ -100,26 +100,6 @@ fn textures_follow_quake_3s_rules_and_skins_are_choices() {
     assert!(car.material_image(0).and_then(|i| i.location()).unwrap().ends_with("car/cube1_auv.tga"));
 }
 
-fn obj_vertices(text: &str) -> Vec<[f32; 3]> {
-    text.lines()
-        .filter_map(|l| l.strip_prefix("v "))
-        .map(|l| {
-            let v: Vec<f32> = l.split_whitespace().map(|x| x.parse().unwrap()).collect();
-            [v[0], v[1], v[2]]
-        })
-        .collect()
-}
-
-/// Every point of `a` lies within `eps` of some point of `b`.
-fn covered(a: &[[f32; 3]], b: &[[f32; 3]], eps: f32) -> Result<(), String> {
-    for p in a {
-        if !b.iter().any(|q| approx(*p, *q, eps)) {
-            return Err(format!("{p:?} has no counterpart within {eps}"));
-        }
-    }
-    Ok(())
-}
-
 #[test]
 fn frame_zero_matches_assimp() {
     if Command::new("assimp").arg("version").output().is_err() {

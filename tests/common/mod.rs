@@ -381,3 +381,24 @@ pub fn quake2_fixture() -> mdview::writers::quake2::Md2Spec {
         ],
     }
 }
+
+/// The `v` lines of an OBJ, as assimp and mdview write them.
+pub fn obj_vertices(text: &str) -> Vec<[f32; 3]> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("v "))
+        .map(|l| {
+            let v: Vec<f32> = l.split_whitespace().map(|x| x.parse().unwrap()).collect();
+            [v[0], v[1], v[2]]
+        })
+        .collect()
+}
+
+/// Every point of `a` lies within `eps` of some point of `b`.
+pub fn covered(a: &[[f32; 3]], b: &[[f32; 3]], eps: f32) -> Result<(), String> {
+    for p in a {
+        if !b.iter().any(|q| approx(*p, *q, eps)) {
+            return Err(format!("{p:?} has no counterpart within {eps}"));
+        }
+    }
+    Ok(())
+}
