@@ -42,6 +42,10 @@ pub struct Pose {
     /// Per material: the transform applied to `(u, v, 0, 1)` before sampling (identity unless a
     /// [`Channel::UvTransform`] animates it).
     pub uv_transforms: Vec<Mat4>,
+    /// Per material: the image drawn now, [`super::Material::image`] unless an
+    /// [`super::ImageCycle`] shows another at the global clock ([`Pose::global_time`], 0 when
+    /// unset).
+    pub material_images: Vec<Option<usize>>,
     /// The level of detail to show, an index into [`Scene::lods`] (clamped to the coarsest);
     /// the nodes of every other level are hidden and their meshes not skinned. Set it before
     /// [`Pose::evaluate`]; 0 is the finest.
@@ -110,7 +114,15 @@ impl Pose {
     /// Re-evaluates in place, reusing buffers: resets to the rest state, applies each of the
     /// clip's channels (one function per channel kind), then skins and places the meshes.
     /// Without a clip, the scene's [`Scene::global_channels`] play on the global clock.
+    ///
+    /// A scene with [`Scene::layers`] and no clip given plays every layer, reading `time` as
+    /// seconds on the scene clock ([`Pose::evaluate_layers`]).
     pub fn evaluate(&mut self, scene: &Scene, clip: Option<usize>, time: f32) {
+        if clip.is_none() && !scene.layers.is_empty() {
+            let layers = scene.layer_times(time);
+            self.evaluate_layers(scene, &layers);
+            return;
+        }
         self.reset(scene);
         let clip: Option<&Clip> = clip.and_then(|c| scene.clips.get(c));
         let time = if time.is_finite() { time } else { 0.0 };
@@ -120,7 +132,38 @@ impl Pose {
         for channel in channels {
             self.apply_channel(scene, channel, [time, global], &mut marks);
         }
+        self.hide_fixed_nodes(scene);
         self.finish(scene, &mut marks);
+    }
+
+    /// Applies several clips at once, each at its own time, in order (a later layer's channel
+    /// wins where two move one thing): a park's items, a player's torso and legs. The global
+    /// clock defaults to 0.
+    pub fn evaluate_layers(&mut self, scene: &Scene, layers: &[super::LayerTime]) {
+        self.reset(scene);
+        let global = self.global_time.filter(|t| t.is_finite()).unwrap_or(0.0);
+        let mut marks = Marks::new(scene);
+        let looping = self.looping;
+        for layer in layers {
+            let Some(clip) = scene.clips.get(layer.clip) else { continue };
+            let time = if layer.time.is_finite() { layer.time } else { 0.0 };
+            self.looping = layer.looping;
+            for channel in &clip.channels {
+                self.apply_channel(scene, channel, [time, global], &mut marks);
+            }
+        }
+        self.looping = looping;
+        self.hide_fixed_nodes(scene);
+        self.finish(scene, &mut marks);
+    }
+
+    /// Hides [`Scene::hidden_nodes`] whatever the channels said.
+    fn hide_fixed_nodes(&mut self, scene: &Scene) {
+        for &node in &scene.hidden_nodes {
+            if let Some(v) = self.visible.get_mut(node) {
+                *v = false;
+            }
+        }
     }
 
     /// The rest state: authored locals, everything visible but other LODs, joints at rest,
@@ -147,6 +190,12 @@ impl Pose {
         self.material_colors.extend(scene.materials.iter().map(|m| m.base_color));
         self.uv_transforms.clear();
         self.uv_transforms.resize(scene.materials.len(), Mat4::IDENTITY);
+        let clock = self.global_time.filter(|t| t.is_finite()).unwrap_or(0.0);
+        self.material_images.clear();
+        self.material_images.extend(scene.materials.iter().map(|m| match &m.image_cycle {
+            Some(cycle) => cycle.image_at(clock),
+            None => m.image,
+        }));
     }
 
     /// Applies one channel at the clip time, or the global time for tracks that read it: one
@@ -524,6 +573,16 @@ impl Pose {
     /// World matrix of the node that places `mesh`.
     pub fn mesh_world(&self, scene: &Scene, mesh: usize) -> Mat4 {
         scene.meshes.get(mesh).and_then(|m| m.node).and_then(|n| self.world.get(n)).copied().unwrap_or(Mat4::IDENTITY)
+    }
+
+    /// Turns the whole posed model by `radians` about the scene's up axis through its origin
+    /// ([`Scene::spin_degrees_per_sec`]): every node's world matrix, which places its mesh,
+    /// marker and bones.
+    pub fn turn_about_up(&mut self, radians: f32) {
+        let turn = Mat4::from_rotation_y(if radians.is_finite() { radians } else { 0.0 });
+        for world in &mut self.world {
+            *world = turn * *world;
+        }
     }
 }
 

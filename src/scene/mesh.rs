@@ -36,7 +36,7 @@ pub struct Influence {
     pub normal: Vec3,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Mesh {
     pub name: String,
     /// The node that places this mesh.

@@ -34,7 +34,8 @@
 //! [`FormatKind`] and [`LodLevel`]s), `node`, `mesh` (with smooth normals), `bounds`, `material`,
 //! `texture` (images, their sources, see-through classification), `skeleton`, `curve` and
 //! `shared_slice` (keys), `path`, `packed_frames`, `channel`, `clip` (with [`resolve_clip`]) and
-//! `details` (raw fields, detail tables, open choices). [`anim`] poses a scene at a time,
+//! `details` (raw fields, detail tables, open choices), `layers` (parts of an assembled scene and
+//! clips playing at once on their own clocks), `merge` (appending a model into an assembled scene). [`anim`] poses a scene at a time,
 //! [`validate`] checks it once where it is made, and [`math`] holds the matrix helpers.
 
 pub mod anim;
@@ -47,6 +48,8 @@ mod channel;
 mod clip;
 mod curve;
 mod details;
+mod layers;
+mod merge;
 mod material;
 mod mesh;
 mod model;
@@ -61,8 +64,10 @@ pub use bounds::Aabb;
 pub use channel::{Channel, EaseRamp, JointTracks, MorphBlock, TrackTime, UvSlotKeys};
 pub use clip::{Clip, MILLISECONDS_PER_SECOND, TrackReport, resolve_clip};
 pub use curve::{Curve, Interpolation, Key};
+pub use layers::{Layer, LayerTime, Part, Playback};
+pub use merge::Offsets;
 pub use details::{DetailRow, DetailSection, OpenChoice, RawField};
-pub use material::{AlphaMode, BlendMode, LayerCombine, Material, TextureLayer, TextureWrap};
+pub use material::{AlphaMode, BlendMode, ImageCycle, LayerCombine, Material, TextureLayer, TextureWrap};
 pub use mesh::{Influence, Mesh, SkinWeights, Submesh, compute_normals, compute_normals_into, expand_positions};
 pub use model::{FormatKind, LodLevel, Scene, SceneKind};
 pub use node::{FaceAnchor, Node, NodeKind};

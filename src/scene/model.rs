@@ -110,6 +110,21 @@ pub struct Scene {
     /// Channels that play on the global clock when no clip is chosen (M2 tracks tied to a
     /// global sequence, which clips also carry): the rest pose keeps them moving.
     pub global_channels: Vec<Channel>,
+    /// Degrees per second the game turns the model about its up axis wherever it stands
+    /// (Quake's `EF_ROTATE` items, 100); the viewer turns it so on the global clock
+    /// ([`super::anim::Pose::turn_about_up`]). `None` for a model that stands still.
+    pub spin_degrees_per_sec: Option<f32>,
+    /// The models an assembled scene is made of (a park's items, a player's parts); empty for
+    /// a single model.
+    pub parts: Vec<super::Part>,
+    /// Clips that play at once, each on its own clock (see [`super::Layer`]). When there are
+    /// any, the scene plays them all and [`Scene::first_clip`] is `None`.
+    pub layers: Vec<super::Layer>,
+    /// Nodes hidden whatever plays (a park item's hidden nodes, from its save).
+    pub hidden_nodes: Vec<usize>,
+    /// Per mesh, the earlier mesh whose geometry it repeats ([`Scene::geometry_source`]);
+    /// empty when no mesh is a copy.
+    pub mesh_copies: Vec<Option<usize>>,
 }
 
 impl Scene {
@@ -135,6 +150,11 @@ impl Scene {
             images: Vec::new(),
             image_search: Vec::new(),
             global_channels: Vec::new(),
+            spin_degrees_per_sec: None,
+            parts: Vec::new(),
+            layers: Vec::new(),
+            hidden_nodes: Vec::new(),
+            mesh_copies: Vec::new(),
         }
     }
 
@@ -199,9 +219,19 @@ impl Scene {
         self.materials.get(material).and_then(|m| m.image).and_then(|i| self.images.get(i))
     }
 
+    /// Whether something moves on the global clock whatever clip plays (a spin, a material's
+    /// image cycle), so the viewer keeps the clock running on a still clip.
+    pub fn moves_on_global_clock(&self) -> bool {
+        self.spin_degrees_per_sec.is_some_and(|d| d != 0.0) || self.materials.iter().any(|m| m.image_cycle.is_some())
+    }
+
     /// The clip the viewer plays first, and `--frame` without `--anim` poses: the file's own
-    /// clip ([`Scene::default_clip`]) when valid, else the first clip, else none (rest pose).
+    /// clip ([`Scene::default_clip`]) when valid, else the first clip, else none (rest pose);
+    /// none for a scene with [`Scene::layers`], which plays them all.
     pub fn first_clip(&self) -> Option<usize> {
+        if !self.layers.is_empty() {
+            return None;
+        }
         self.default_clip.filter(|&c| c < self.clips.len()).or((!self.clips.is_empty()).then_some(0))
     }
 

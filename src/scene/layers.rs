@@ -1,0 +1,175 @@
+//! Assembled scenes: several models in one [`Scene`], each a [`Part`] (a park's placed items
+//! and its ground, a Quake 3 player's legs, torso and head), and clips that play at once, each
+//! on its own clock, as [`Layer`]s (every park item plays its own clip at its own time; a
+//! player's torso and legs play two clips together).
+//!
+//! A scene with layers has one clock, in seconds: [`Layer::time_at`] turns it into each
+//! layer's clip time, and [`Pose::evaluate_layers`](super::anim::Pose::evaluate_layers)
+//! applies every layer's clip. At clock 0 each layer stands where the file put it (a park
+//! item at the time its save recorded).
+
+use std::ops::Range;
+
+use serde::Serialize;
+
+use super::Scene;
+
+/// How a layer's clip runs on the scene clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Playback {
+    /// Wraps from its end back to its start.
+    Loop,
+    /// Runs to its end and holds there.
+    Once,
+    /// Stands on the clip's first frame.
+    HoldFirst,
+    /// Stands on the clip's last frame.
+    HoldLast,
+}
+
+/// One clip playing on its own clock.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Layer {
+    /// What the UI calls it (`thing 12 monkey: M1`, `torso`).
+    pub name: String,
+    /// The clip playing now, an index into [`Scene::clips`]; `None` plays nothing.
+    pub clip: Option<usize>,
+    /// The clips the user may switch this layer to (a player's torso clips); empty when the
+    /// layer's clip is fixed.
+    pub choices: Vec<usize>,
+    /// Clip time at scene clock 0, in the clip's units.
+    pub start: f32,
+    /// A multiplier on the clip's own rate.
+    pub speed: f32,
+    pub playback: Playback,
+    /// The part the layer animates, an index into [`Scene::parts`].
+    pub part: Option<usize>,
+}
+
+impl Layer {
+    /// A layer playing `clip` from its start, looping at its own rate.
+    pub fn looping(name: impl Into<String>, clip: usize, start: f32) -> Layer {
+        Layer { name: name.into(), clip: Some(clip), choices: Vec::new(), start, speed: 1.0, playback: Playback::Loop, part: None }
+    }
+
+    /// The layer's clip time at `seconds` on the scene clock (clip units), `None` when it
+    /// plays no clip. Looping clips wrap into their period (length plus their loop blend).
+    pub fn time_at(&self, scene: &Scene, seconds: f32) -> Option<f32> {
+        let clip = scene.clips.get(self.clip?)?;
+        let speed = if self.speed.is_finite() { self.speed } else { 1.0 };
+        let seconds = if seconds.is_finite() { seconds } else { 0.0 };
+        let run = self.start + seconds * clip.rate * speed;
+        Some(match self.playback {
+            Playback::HoldFirst => clip.start,
+            Playback::HoldLast => clip.end,
+            Playback::Once => run.clamp(clip.start, clip.end),
+            Playback::Loop => {
+                let period = clip.length() + clip.loop_blend();
+                if period > 0.0 { clip.start + (run - clip.start).rem_euclid(period) } else { clip.start }
+            }
+        })
+    }
+
+    /// Whether the clip blends its end back into its start (see [`super::anim::Pose::looping`]).
+    pub fn is_looping(&self) -> bool {
+        self.playback == Playback::Loop
+    }
+}
+
+/// One model inside an assembled scene: its nodes, meshes and materials are contiguous ranges
+/// of the scene's lists, and `root` places it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Part {
+    /// The name the UI lists (`monkey #12`).
+    pub name: String,
+    /// The group the UI lists it under (`rides`, `shops`, `ground`, `player`).
+    pub group: String,
+    /// The node that places the part (the park's placement of an item).
+    pub root: usize,
+    pub nodes: Range<usize>,
+    pub meshes: Range<usize>,
+    pub materials: Range<usize>,
+    /// Facts the UI and `info` show beside the name, as (label, value): id, cell, clip.
+    pub facts: Vec<(String, String)>,
+    /// Why the part is a stand-in (a labelled box for an item that cannot be shown).
+    pub stand_in: Option<String>,
+}
+
+impl Scene {
+    /// The part that holds `node`, if the scene is assembled.
+    pub fn part_of_node(&self, node: usize) -> Option<usize> {
+        self.parts.iter().position(|p| p.nodes.contains(&node) || p.root == node)
+    }
+
+    /// The clip time of every layer at `seconds` on the scene clock, with its looping flag,
+    /// ready for [`Pose::evaluate_layers`](super::anim::Pose::evaluate_layers).
+    pub fn layer_times(&self, seconds: f32) -> Vec<LayerTime> {
+        self.layers
+            .iter()
+            .filter_map(|l| Some(LayerTime { clip: l.clip?, time: l.time_at(self, seconds)?, looping: l.is_looping() }))
+            .collect()
+    }
+
+    /// The mesh whose geometry `mesh` repeats (itself when it is no copy): meshes that share a
+    /// source may share one GPU buffer and one glTF mesh while their vertices do not move.
+    pub fn geometry_source(&self, mesh: usize) -> usize {
+        self.mesh_copies.get(mesh).copied().flatten().unwrap_or(mesh)
+    }
+}
+
+/// One layer's clip and time for one evaluation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LayerTime {
+    pub clip: usize,
+    pub time: f32,
+    pub looping: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{Clip, FormatKind, SceneKind};
+
+    fn scene_with_clip(start: f32, end: f32, rate: f32) -> Scene {
+        let mut scene = Scene::new(FormatKind::TpwMd2, SceneKind::Mesh);
+        scene.clips.push(Clip {
+            name: "M1".into(),
+            source: None,
+            start,
+            end,
+            rate,
+            channels: Vec::new(),
+            tracks: Vec::new(),
+            warnings: Vec::new(),
+        });
+        scene
+    }
+
+    #[test]
+    fn layer_clocks_loop_hold_and_run_once() {
+        let scene = scene_with_clip(0.0, 30.0, 30.0);
+        let mut layer = Layer::looping("a", 0, 20.0);
+        // 20 frames in, half a second at 30 frames a second more: 35 wraps to 5.
+        assert_eq!(layer.time_at(&scene, 0.5), Some(5.0));
+        layer.speed = 2.0;
+        assert_eq!(layer.time_at(&scene, 0.25), Some(5.0));
+        layer.playback = Playback::Once;
+        assert_eq!(layer.time_at(&scene, 10.0), Some(30.0));
+        layer.playback = Playback::HoldFirst;
+        assert_eq!(layer.time_at(&scene, 3.0), Some(0.0));
+        layer.playback = Playback::HoldLast;
+        assert_eq!(layer.time_at(&scene, 0.0), Some(30.0));
+        layer.clip = Some(7);
+        assert_eq!(layer.time_at(&scene, 0.0), None);
+    }
+
+    #[test]
+    fn a_clip_starting_late_wraps_within_its_own_span() {
+        let mut scene = scene_with_clip(10.0, 20.0, 10.0);
+        let layer = Layer::looping("a", 0, 18.0);
+        assert_eq!(layer.time_at(&scene, 0.5), Some(13.0));
+        scene.layers.push(layer);
+        assert_eq!(scene.layer_times(0.5), vec![LayerTime { clip: 0, time: 13.0, looping: true }]);
+    }
+}
