@@ -128,6 +128,13 @@ fn decode_detected(data: &[u8], shared: Option<crate::scene::SharedBytes>) -> De
         FormatKind::Quake1Mdl => mdl::decode(data),
         FormatKind::WowM2 => m2::decode(data),
         FormatKind::WowSkin => Err(m2::lone_skin_error(None)),
+        // A park names files of its install: it opens from a path (`open`), never from bytes.
+        FormatKind::TpwPark => Err(DecodeError::invalid(
+            "tpw-park",
+            "magic",
+            0,
+            "a park save opens from its path, with its install beside it",
+        )),
     }?;
     decoded_in_memory(scene)
 }
@@ -180,6 +187,14 @@ pub fn open_shared(path: &Path, listings: &assets::SharedListings) -> Result<Sce
 
 fn open_in(path: &Path, picks: &[Pick], mut assets: assets::Assets) -> Result<Scene, OpenError> {
     let display = path.display().to_string();
+    // A Quake 3 player folder (lower, upper and head `.md3`) opens as one model.
+    if let Some(player) = md3::player::find(path) {
+        let mut scene = md3::player::open(&player, &mut assets, picks)
+            .map_err(|source| OpenError::Decode { path: display.clone(), source })?;
+        scene.path = Some(path.to_path_buf());
+        warn_missing_images(&mut scene);
+        return validated(scene).map_err(|source| OpenError::Decode { path: display, source });
+    }
     // Through the archive seam: a path may lead into a `.wad` (`x.wad/models/gate.MD2`).
     let data = vfs::read_shared(path).map_err(|source| OpenError::Io { path: display.clone(), source })?;
     if wad::is_wad(&data) {
@@ -191,6 +206,10 @@ fn open_in(path: &Path, picks: &[Pick], mut assets: assets::Assets) -> Result<Sc
         );
         return Err(OpenError::Decode { path: display, source });
     }
+    if park::is_save(&data) {
+        let scene = park::open_park_scene(path, None)?;
+        return validated(scene).map_err(|source| OpenError::Decode { path: display, source });
+    }
     let kind = detect(&data).map_err(|source| OpenError::Decode { path: display.clone(), source })?;
     let mut scene = match kind {
         FormatKind::TpwMd2 => tpw::open(path, &data),
@@ -200,6 +219,7 @@ fn open_in(path: &Path, picks: &[Pick], mut assets: assets::Assets) -> Result<Sc
         FormatKind::Quake3Mdr => mdr::decode(&data),
         FormatKind::Quake3Md3 => md3::open(path, &data, &mut assets, picks),
         FormatKind::Quake1Mdl => mdl::open(path, &data, &mut assets, picks),
+        FormatKind::TpwPark => return park::open_park_scene(path, None),
     }
     .map_err(|source| OpenError::Decode { path: display.clone(), source })?;
     scene.path = Some(path.to_path_buf());

@@ -50,7 +50,15 @@ pub struct Layer {
 impl Layer {
     /// A layer playing `clip` from its start, looping at its own rate.
     pub fn looping(name: impl Into<String>, clip: usize, start: f32) -> Layer {
-        Layer { name: name.into(), clip: Some(clip), choices: Vec::new(), start, speed: 1.0, playback: Playback::Loop, part: None }
+        Layer {
+            name: name.into(),
+            clip: Some(clip),
+            choices: Vec::new(),
+            start,
+            speed: 1.0,
+            playback: Playback::Loop,
+            part: None,
+        }
     }
 
     /// The layer's clip time at `seconds` on the scene clock (clip units), `None` when it

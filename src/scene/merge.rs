@@ -151,7 +151,13 @@ mod tests {
         model.nodes = vec![root, arm];
         let mut mesh = Mesh::default();
         mesh.node = Some(1);
-        mesh.submeshes.push(Submesh { material: Some(0), first_triangle: 0, triangle_count: 0, vertex_start: 0, vertex_end: 0 });
+        mesh.submeshes.push(Submesh {
+            material: Some(0),
+            first_triangle: 0,
+            triangle_count: 0,
+            vertex_start: 0,
+            vertex_end: 0,
+        });
         model.meshes.push(mesh);
         model.materials.push(Material::new("m"));
         model

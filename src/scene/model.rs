@@ -12,6 +12,9 @@ use super::{Aabb, Channel, Clip, DetailSection, Material, Mesh, Node, OpenChoice
 pub enum FormatKind {
     #[serde(rename = "tpw-md2")]
     TpwMd2,
+    /// A Theme Park World park from a save, assembled from its items' models.
+    #[serde(rename = "tpw-park")]
+    TpwPark,
     #[serde(rename = "quake2-md2")]
     Quake2Md2,
     #[serde(rename = "quake3-mdr")]
@@ -31,6 +34,7 @@ impl FormatKind {
     pub fn id(self) -> &'static str {
         match self {
             FormatKind::TpwMd2 => "tpw-md2",
+            FormatKind::TpwPark => "tpw-park",
             FormatKind::Quake2Md2 => "quake2-md2",
             FormatKind::Quake3Mdr => "quake3-mdr",
             FormatKind::Quake3Md3 => "quake3-md3",
@@ -44,6 +48,7 @@ impl FormatKind {
     pub fn label(self) -> &'static str {
         match self {
             FormatKind::TpwMd2 => "Theme Park World MD2",
+            FormatKind::TpwPark => "Theme Park World park",
             FormatKind::Quake2Md2 => "Quake II MD2",
             FormatKind::Quake3Mdr => "Quake 3 MDR",
             FormatKind::Quake3Md3 => "Quake 3 MD3",

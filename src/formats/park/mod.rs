@@ -7,15 +7,18 @@
 //! Sources: `shared/specs/tpw-park-notes.md` and OpenTPW.FileFormats' `saves.md` and `sam.md`.
 
 pub mod assemble;
+pub mod build;
 pub mod catalogue;
 pub mod chain;
 pub mod container;
 pub mod cursor;
+pub mod ground;
 pub mod placement;
 pub mod ride_system;
 pub mod sam;
 pub mod world;
 
+pub use build::{open_park_scene, park_scene};
 pub use assemble::{Park, PathCell, PlacedItem, QueueCell, Unshown, open_park};
 pub use catalogue::{Catalogue, CatalogueEntry, ItemKind, find_install};
 pub use chain::Clock;
