@@ -133,6 +133,10 @@ fn place_model(scene: &mut Scene, item: &PlacedItem, model: &Scene, first: Optio
             p.children.push(index);
         }
     }
+    // Mesh names carry the item's label, so an OBJ's objects say whose they are.
+    for mesh in scene.meshes.iter_mut().skip(at.meshes) {
+        mesh.name = format!("{label}/{}", mesh.name);
+    }
     let node_count = model.nodes.len();
     scene.hidden_nodes.extend(item.pose.hidden_nodes.iter().filter(|&&n| n < node_count).map(|&n| n + at.nodes));
     let part = scene.parts.len();
