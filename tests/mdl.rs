@@ -64,7 +64,15 @@ fn frame_groups_and_flags_match_the_corpus_notes() {
     assert_eq!(poses.len(), 6);
     let key = formats::open(&corpus().join("blockquake/copper1.1_m_key.mdl")).unwrap();
     assert_eq!(key.choices[0].options.len(), 8, "8 skins");
-    assert!(key.warnings.iter().any(|w| w.contains("EF_ROTATE")));
+    assert_eq!(key.spin_degrees_per_sec, Some(100.0), "flags 8, EF_ROTATE: it spins");
+    // Other flags are listed by name (lavaball: flags 1, EF_ROCKET), and do not spin.
+    let lavaball = formats::open(&corpus().join("blockquake/copper1.1_lavaball.mdl")).unwrap();
+    let flags = lavaball.details[0].rows.iter().find_map(|row| {
+        let cells: Vec<(&str, &str)> = row.cells().collect();
+        (cells.first() == Some(&("field", "flags"))).then(|| cells.get(1).map(|c| c.1.to_string()))
+    });
+    assert_eq!(flags, Some(Some("EF_ROCKET".to_string())));
+    assert_eq!(lavaball.spin_degrees_per_sec, None);
 }
 
 #[test]
@@ -124,4 +132,68 @@ fn damaged_bytes_give_errors_not_panics() {
             }
         }
     }
+}
+
+/// An `EF_ROTATE` item spins in the viewer at the game's 100° a second, even on a single frame,
+/// and a skin group cycles there: the clock runs with nothing else to play.
+#[cfg(feature = "viewer")]
+#[test]
+fn the_viewer_spins_ef_rotate_items_and_cycles_skin_groups() {
+    let mut file = sample();
+    file.frames.truncate(1);
+    file.header.frame_count = 1;
+    let mut scene = mdl::decode(&write(&file)).expect("decodes");
+    scene.meshes[0].submeshes[0].material = Some(1);
+    let summary = mdview::info::Summary::of(&scene);
+    let mut doc = mdview::app::state::Document::new("item.mdl".into(), scene, summary);
+    assert!(doc.timeline.playing, "a still clip of a spinning item keeps the clock running");
+    let x_axis =
+        |doc: &mdview::app::state::Document| doc.pose.mesh_world(&doc.scene, 0).transform_vector3(glam::Vec3::X);
+    assert!(x_axis(&doc).abs_diff_eq(glam::Vec3::X, 1e-5));
+    doc.timeline.advance(0.15);
+    doc.update_pose();
+    // 0.15 s: 15° about up, and the group's second picture (it ends at 0.2 s).
+    let turned = glam::Quat::from_rotation_y(15f32.to_radians()) * glam::Vec3::X;
+    assert!(x_axis(&doc).abs_diff_eq(turned, 1e-4), "{}", x_axis(&doc));
+    assert_eq!(doc.pose.material_images[1], Some(2));
+}
+
+/// The renderer draws the picture a skin group's cycle is at.
+#[cfg(feature = "viewer")]
+#[test]
+fn the_renderer_draws_the_skin_group_picture_of_the_moment() {
+    use mdview::render::offscreen::{OffscreenRenderer, RenderOptions};
+    let mut scene = mdl::decode(&write(&sample())).expect("decodes");
+    scene.meshes[0].submeshes[0].material = Some(1);
+    for material in &mut scene.materials {
+        (material.two_sided, material.unlit) = (true, true);
+    }
+    let mut renderer = match OffscreenRenderer::new(&scene) {
+        Ok(r) => r,
+        Err(e) if std::env::var_os("CI").is_none() => return eprintln!("SKIP: no wgpu adapter ({e:#})"),
+        Err(e) => panic!("CI is set but no wgpu adapter was found: {e:#}"),
+    };
+    let view = RenderOptions::framed(&scene, [64, 64], 30.0, 60.0).view;
+    let mut centre_at = |secs: f32| {
+        let mut pose = mdview::scene::anim::Pose::default();
+        pose.global_time = Some(secs * mdl::FRAMES_PER_SECOND);
+        pose.evaluate(&scene, None, 0.0);
+        *renderer.render(&scene, &pose, &view).expect("renders").get_pixel(32, 32)
+    };
+    let (first, second, first_again) = (centre_at(0.05), centre_at(0.15), centre_at(0.25));
+    assert_ne!(first, second, "the picture changes at 0.1 s");
+    assert_eq!(first, first_again, "and comes round again after 0.2 s");
+    // The first picture is palette entry 15, a light grey.
+    assert!(first.0[..3].iter().all(|&c| c > 200), "{first:?}");
+}
+
+/// glTF cannot swap images: a skin group exports its first picture, with a note that says so.
+#[test]
+fn gltf_export_notes_a_skin_group_and_keeps_its_first_picture() {
+    let scene = mdl::decode(&write(&sample())).expect("decodes");
+    let doc = mdview::export::gltf::build(&scene).expect("exports");
+    let note = doc.notes.iter().find(|n| n.contains("cycles through 2 images"));
+    assert!(note.is_some_and(|n| n.contains("material 1") && n.contains("first")), "{:?}", doc.notes);
+    assert_eq!(doc.json["materials"].as_array().map(Vec::len), Some(2));
+    assert_eq!(doc.json["images"].as_array().map(Vec::len), Some(2), "skin 0 and the group's first picture");
 }

@@ -572,7 +572,8 @@ impl Document {
         self.timeline.speed = speed;
         self.timeline.mode = mode;
         self.timeline.wrap = found.map_or(0.0, crate::scene::Clip::loop_blend);
-        self.timeline.playing = found.is_some_and(|c| c.length() > 0.0) || global_only;
+        self.timeline.playing =
+            found.is_some_and(|c| c.length() > 0.0) || global_only || self.scene.moves_on_global_clock();
         self.clip = found.and(clip);
         self.update_pose();
     }
@@ -592,6 +593,11 @@ impl Document {
         self.pose.global_time = Some(self.timeline.global_time);
         self.pose.looping = self.timeline.mode == PlayMode::Loop;
         self.pose.evaluate(&self.scene, self.clip, self.timeline.time);
+        // A spinning item (Quake's EF_ROTATE) turns with the global clock, in seconds.
+        if let Some(degrees_per_sec) = self.scene.spin_degrees_per_sec {
+            let secs = self.timeline.global_time / self.timeline.fps;
+            self.pose.turn_about_up((secs * degrees_per_sec).rem_euclid(360.0).to_radians());
+        }
     }
 
     /// Total vertex and triangle counts, for the status line.

@@ -99,7 +99,7 @@ impl Renderer {
         let Some(gpu_scene) = self.scene.as_mut().filter(|s| s.mesh_count == scene.meshes.len()) else {
             return;
         };
-        let GpuScene { meshes, materials, .. } = gpu_scene;
+        let GpuScene { meshes, materials, image_variants, .. } = gpu_scene;
         mark_subtree(scene, view.selected_node, &mut lists.selected);
         update_material_uniforms(&self.queue, scene, pose, materials);
 
@@ -121,7 +121,11 @@ impl Renderer {
 
             let mesh_u32 = mesh_index as u32;
             for (sub_index, sub) in gpu_mesh.submeshes.iter().enumerate() {
-                let Some(material) = materials.get(sub.material) else { continue };
+                // The copy showing the image the material's cycle is at, if it cycles.
+                let shown = pose.material_images.get(sub.material).copied().flatten();
+                let drawn = shown.and_then(|image| image_variants.get(&(sub.material, image)).copied());
+                let drawn = drawn.unwrap_or(sub.material);
+                let Some(material) = materials.get(drawn) else { continue };
                 // A surface whose final alpha (colour alpha × transparency) is 0 is not drawn,
                 // whatever its blend mode: WoW Model Viewer leaves the pass when alpha <= 0,
                 // wow.export skips the batch (`if (alpha <= 0) continue`).
@@ -132,7 +136,7 @@ impl Renderer {
                     mesh: mesh_u32,
                     submesh: sub_index as u32,
                     slot,
-                    material: sub.material as u32,
+                    material: drawn as u32,
                     key: material.pipeline_key(mirrored),
                 };
                 match material.pass {

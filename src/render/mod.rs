@@ -71,7 +71,7 @@ use resources::{
 use textures::SeeThroughKind;
 
 use crate::scene::anim::Pose;
-use crate::scene::{AlphaMode, BlendMode, Mesh, Scene, TextureWrap};
+use crate::scene::{AlphaMode, BlendMode, Material, Mesh, Scene, TextureWrap};
 
 /// The surface shader as compiled: the shared per-frame uniforms, then `shaders/mesh.wgsl`.
 pub const MESH_WGSL: &str = concat!(include_str!("../../shaders/frame.wgsl"), include_str!("../../shaders/mesh.wgsl"));
@@ -378,8 +378,22 @@ impl Renderer {
             }
         }
 
-        let mut materials = Vec::with_capacity(scene.materials.len() + 1);
-        for (index, material) in scene.materials.iter().enumerate() {
+        // A material whose image cycles (Quake skin groups) gets a copy per other image of its
+        // cycle, drawn in its place while the pose shows that image (`GpuScene::image_variants`).
+        let variants: Vec<(usize, usize, Material)> = scene
+            .materials
+            .iter()
+            .enumerate()
+            .flat_map(|(m, material)| {
+                let others =
+                    material.image_cycle.iter().flat_map(|c| &c.images).filter(|&&i| Some(i) != material.image);
+                others.map(move |&image| (m, image, Material { image: Some(image), ..material.clone() }))
+            })
+            .collect();
+        let mut materials = Vec::with_capacity(scene.materials.len() + variants.len() + 1);
+        let all = scene.materials.iter().enumerate().chain(variants.iter().map(|(m, _, copy)| (*m, copy)));
+        for (index, material) in all {
+            let is_variant = materials.len() >= scene.materials.len();
             let entry = material.image.and_then(|i| resolved.get(i));
             let (view, source, see_through) = match entry {
                 Some((Some(texture), source, kind)) => {
@@ -429,6 +443,9 @@ impl Renderer {
                 depth_write: material.depth_write,
                 draw_order: material.draw_order,
             });
+            if is_variant {
+                continue;
+            }
             report.materials.push(MaterialReport {
                 material: index,
                 name: material.name.clone(),
@@ -458,6 +475,8 @@ impl Renderer {
             draw_order: 0,
         });
         let default_material = materials.len() - 1;
+        let image_variants =
+            variants.iter().enumerate().map(|(k, (m, image, _))| ((*m, *image), scene.materials.len() + k)).collect();
 
         let meshes: Vec<Option<GpuMesh>> =
             scene.meshes.iter().map(|mesh| upload_mesh(&self.device, mesh, default_material)).collect();
@@ -475,6 +494,7 @@ impl Renderer {
             mesh_count: scene.meshes.len(),
             meshes,
             materials,
+            image_variants,
             bounds,
             radius,
             _textures: gpu_textures,

@@ -79,6 +79,9 @@ pub(super) struct GpuScene {
     /// Per scene mesh; `None` for meshes with nothing to draw.
     pub(super) meshes: Vec<Option<GpuMesh>>,
     pub(super) materials: Vec<GpuMaterial>,
+    /// `(material, image)` to the copy of that material drawn while its image cycle shows that
+    /// image ([`crate::scene::ImageCycle`]); the copies follow the scene's materials.
+    pub(super) image_variants: std::collections::HashMap<(usize, usize), usize>,
     /// Bounds of the rest pose and the radius of its bounding sphere.
     pub(super) bounds: crate::scene::Aabb,
     pub(super) radius: f32,

@@ -74,7 +74,46 @@ pub struct Material {
     /// A second texture drawn in the same pass over the first (M2 texture units with two
     /// textures), combined with the colour the first gives; `None` for one texture.
     pub layer2: Option<TextureLayer>,
+    /// Images shown in turn in place of [`Material::image`] (Quake skin groups); `None` for a
+    /// still texture. `image` stays the first, which is what a still picture (an export) shows.
+    pub image_cycle: Option<ImageCycle>,
     pub raw: Vec<RawField>,
+}
+
+/// Images a material shows in turn on the global clock whatever clip plays, as Quake plays a
+/// skin group: `images[k]` shows while `time % period` is below `ends[k]` and not below the end
+/// before it, the period being the last end. Ends are cumulative, in the global clock's units
+/// ([`Pose::global_time`](super::anim::Pose::global_time)).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImageCycle {
+    /// Indices into [`Scene::images`](super::Scene::images).
+    pub images: Vec<usize>,
+    pub ends: Vec<f32>,
+}
+
+impl ImageCycle {
+    /// The time one round takes (the last end), 0 when there are no ends.
+    pub fn period(&self) -> f32 {
+        self.ends.last().copied().unwrap_or(0.0)
+    }
+
+    /// The image shown at `time`: the first whose end is past `time % period` (the last when
+    /// none is, as Quake's `R_AliasSetupSkin` falls through to it).
+    pub fn image_at(&self, time: f32) -> Option<usize> {
+        let period = self.period();
+        let within = if period > 0.0 && time.is_finite() { time.rem_euclid(period) } else { 0.0 };
+        let shown = self.ends.partition_point(|&end| end <= within);
+        self.images.get(shown.min(self.images.len().saturating_sub(1))).copied()
+    }
+
+    /// Whether every end is finite and after the one before, one per image.
+    pub fn is_well_formed(&self) -> bool {
+        let rising = self.ends.iter().zip(self.ends.iter().skip(1)).all(|(a, b)| a < b);
+        !self.images.is_empty()
+            && self.images.len() == self.ends.len()
+            && rising
+            && self.ends.iter().all(|e| e.is_finite() && *e > 0.0)
+    }
 }
 
 /// A material's second texture: what it samples and how it combines with the first.
@@ -168,7 +207,24 @@ impl Material {
             draw_order: 0,
             wrap: [TextureWrap::Repeat; 2],
             layer2: None,
+            image_cycle: None,
             raw: Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_image_cycle_shows_each_image_until_its_end_and_repeats() {
+        let cycle = ImageCycle { images: vec![4, 7, 9], ends: vec![1.0, 1.5, 3.0] };
+        let shown: Vec<_> = [0.0, 0.99, 1.0, 1.49, 1.5, 2.99, 3.0, 4.2, -0.5].map(|t| cycle.image_at(t)).into();
+        let expected = [4, 4, 7, 7, 9, 9, 4, 7, 9].map(Some);
+        assert_eq!(shown, expected);
+        assert!(cycle.is_well_formed());
+        assert!(!ImageCycle { images: vec![1, 2], ends: vec![1.0, 1.0] }.is_well_formed());
+        assert_eq!(ImageCycle { images: vec![], ends: vec![] }.image_at(1.0), None);
     }
 }

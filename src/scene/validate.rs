@@ -294,6 +294,11 @@ impl Scene {
                 material.image = None;
                 self.warnings.push(format!("material {i}: image index out of range; drawn untextured"));
             }
+            let cycle_fits = |c: &super::ImageCycle| c.is_well_formed() && c.images.iter().all(|&image| image < images);
+            if material.image_cycle.as_ref().is_some_and(|c| !cycle_fits(c)) {
+                material.image_cycle = None;
+                self.warnings.push(format!("material {i}: image cycle out of range or out of order; held still"));
+            }
             if let Some(layer) = material.layer2.as_mut() {
                 if layer.image.is_some_and(|image| image >= images) {
                     layer.image = None;
@@ -437,6 +442,18 @@ mod tests {
             raw_triangle_tags: Vec::new(),
         });
         scene
+    }
+
+    #[test]
+    fn an_image_cycle_that_points_nowhere_or_runs_backwards_is_held_still() {
+        for (images, ends) in [(vec![0, 3], vec![1.0, 2.0]), (vec![0, 0], vec![2.0, 1.0])] {
+            let mut scene = triangle_scene();
+            scene.images.push(crate::scene::SceneImage::new("i", None));
+            scene.materials[0].image_cycle = Some(crate::scene::ImageCycle { images, ends });
+            assert_eq!(scene.validate(), Ok(()));
+            assert_eq!(scene.materials[0].image_cycle, None);
+            assert!(scene.warnings.iter().any(|w| w.contains("image cycle")), "{:?}", scene.warnings);
+        }
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The scene of a decoded `.mdl`: one mesh node whose rest pose is the first pose, render
-//! vertices from (vertex, seam side) pairs, a material per skin picture (the pictures of a skin
-//! group are options of their own: the scene has no channel that switches images), and clips
+//! vertices from (vertex, seam side) pairs, a material per skin (a skin group's material cycles
+//! through its pictures, [`ImageCycle`]), and clips
 //! that play the poses as Quake II's do ([`PackedFrames`]): runs of simple frames grouped by
 //! name at 10 per second, and each frame group a clip of its own at its intervals.
 
@@ -16,9 +16,13 @@ use crate::formats::quake_axes::to_scene;
 use crate::formats::quake2::normals::NORMALS;
 use crate::scene::Channel;
 use crate::scene::{
-    Aabb, Clip, DetailRow, DetailSection, FormatKind, FrameTable, Image, ImageSource, Material, Mesh, Node, NodeKind,
-    OpenChoice, PackedFrames, RawField, Scene, SceneImage, SceneKind, Submesh,
+    Aabb, Clip, DetailRow, DetailSection, FormatKind, FrameTable, Image, ImageCycle, ImageSource, Material, Mesh, Node,
+    NodeKind, OpenChoice, PackedFrames, RawField, Scene, SceneImage, SceneKind, Submesh,
 };
+
+/// How fast Quake turns an `EF_ROTATE` item about its up axis: `CL_RelinkEntities` sets its yaw
+/// to `anglemod(100 * cl.time)`.
+const SPIN_DEGREES_PER_SEC: f32 = 100.0;
 
 /// Packed byte feeding scene x, y, z: scene = (x, z, −y), the sign in the scale.
 const SCENE_LANES: [u8; 3] = [0, 2, 1];
@@ -117,33 +121,44 @@ fn pose_table(file: &MdlFile) -> (Vec<&Pose>, Vec<f32>, Runs) {
     (poses, times, named)
 }
 
+/// A material per skin, its picture an image of the scene; a skin group's material shows its
+/// pictures in turn ([`ImageCycle`]) on the global clock, in frame units (the intervals × 10),
+/// as Quake's `R_AliasSetupSkin` picks one by `time % last interval`.
 fn skin_materials(scene: &mut Scene, file: &MdlFile, palette: &Palette, palette_source: &str, picks: &[Pick]) {
     let mut options = Vec::new();
     for (s, skin) in file.skins.iter().enumerate() {
-        let pictures: Vec<(String, &Vec<u8>)> = match skin {
-            Skin::Single(p) => vec![(format!("skin {s}"), p)],
-            Skin::Group { intervals, pictures } => pictures
-                .iter()
-                .zip(intervals)
-                .enumerate()
-                .map(|(k, (p, until))| (format!("skin {s} picture {k} (until {until} s)"), p))
-                .collect(),
+        let (name, pictures, intervals): (String, Vec<&Vec<u8>>, &[f32]) = match skin {
+            Skin::Single(p) => (format!("skin {s}"), vec![p], &[]),
+            Skin::Group { intervals, pictures } => {
+                let ends: Vec<String> = intervals.iter().map(|end| format!("{end}")).collect();
+                let label = format!("skin {s} (group of {}, until {} s)", pictures.len(), ends.join(", "));
+                (label, pictures.iter().collect(), intervals)
+            }
         };
-        for (name, indices) in pictures {
+        let first_image = scene.images.len();
+        for (k, indices) in pictures.iter().enumerate() {
+            let picture =
+                if matches!(skin, Skin::Group { .. }) { format!("skin {s} picture {k}") } else { name.clone() };
             let source = SkinPicture {
-                indices: indices.clone(),
+                indices: (*indices).clone(),
                 width: file.header.skin_width,
                 height: file.header.skin_height,
                 palette: palette.clone(),
-                location: format!("{name} in the model, with {palette_source}"),
+                location: format!("{picture} in the model, with {palette_source}"),
             };
-            scene.images.push(SceneImage::new(name.clone(), Some(Arc::new(source))));
-            let mut material = Material::new(name.clone());
-            material.texture = Some(name.clone());
-            material.image = Some(scene.images.len() - 1);
-            scene.materials.push(material);
-            options.push(name);
+            scene.images.push(SceneImage::new(picture, Some(Arc::new(source))));
         }
+        let mut material = Material::new(name.clone());
+        material.texture = Some(name.clone());
+        material.image = Some(first_image);
+        if !intervals.is_empty() {
+            material.image_cycle = Some(ImageCycle {
+                images: (first_image..scene.images.len()).collect(),
+                ends: intervals.iter().map(|end| end * FRAMES_PER_SECOND).collect(),
+            });
+        }
+        scene.materials.push(material);
+        options.push(name);
     }
     if options.is_empty() {
         scene.materials.push(Material::new("no skin"));
@@ -240,7 +255,7 @@ pub fn build_scene(file: &MdlFile, palette: Palette, palette_source: &str, picks
     }
     let flags = h.flag_names();
     if flags.contains(&"EF_ROTATE") {
-        scene.warnings.push("flag EF_ROTATE: the game spins this model about its up axis; the viewer does not".into());
+        scene.spin_degrees_per_sec = Some(SPIN_DEGREES_PER_SEC);
     }
     scene.raw = vec![
         RawField::new("numskins", 48, u64::from(h.skin_count)),
@@ -270,5 +285,27 @@ pub fn build_scene(file: &MdlFile, palette: Palette, palette_source: &str, picks
             DetailRow::default().with("field", "trailing bytes").with("value", file.trailing.len()),
         ],
     }];
+    scene.details.push(skin_details(file));
     scene
+}
+
+/// The skins as a table for `info` and the panel: a picture, or a group with its pictures' end
+/// times, played as a cycle.
+fn skin_details(file: &MdlFile) -> DetailSection {
+    let rows = file
+        .skins
+        .iter()
+        .enumerate()
+        .map(|(s, skin)| {
+            let row = DetailRow::default().with("skin", s);
+            match skin {
+                Skin::Single(_) => row.with("kind", "picture").with("pictures", 1).with("ends (s)", "-"),
+                Skin::Group { intervals, pictures } => {
+                    let ends: Vec<String> = intervals.iter().map(|end| format!("{end}")).collect();
+                    row.with("kind", "group, cycling").with("pictures", pictures.len()).with("ends (s)", ends.join(" "))
+                }
+            }
+        })
+        .collect();
+    DetailSection { title: "MDL skins".into(), rows }
 }

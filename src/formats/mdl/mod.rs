@@ -37,7 +37,7 @@ pub const TRIANGLE_SIZE: u64 = 16;
 pub const POSE_HEADER_SIZE: u64 = 24;
 /// Simple frames play at 10 per second, as Quake's monsters step them (0.1 s think).
 pub const FRAMES_PER_SECOND: f32 = 10.0;
-/// Key of the skin choice (every picture of a skin group is an option of its own).
+/// Key of the skin choice: one option per skin, a skin group one option whose pictures cycle.
 pub const CHOICE_SKIN: &str = "skin";
 /// The entity effects of the header's flags word (Quake's `EF_` model flags), bit by bit.
 pub const FLAG_NAMES: [&str; 8] =

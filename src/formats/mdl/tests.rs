@@ -3,6 +3,7 @@
 use glam::{Vec2, Vec3};
 
 use super::*;
+use crate::formats::Pick;
 use crate::scene::anim::Pose as ScenePose;
 use crate::writers::mdl::{sample, write};
 
@@ -38,16 +39,72 @@ fn simple_frames_play_at_ten_per_second_and_groups_at_their_intervals() {
 }
 
 #[test]
-fn skins_are_palette_pictures_and_every_group_picture_is_a_choice() {
+fn skins_are_palette_pictures_one_choice_per_skin() {
     let scene = decode(&write(&sample())).unwrap();
     let choice = &scene.choices[0];
-    assert_eq!(choice.options.len(), 3);
-    assert!(choice.options[2].starts_with("skin 1 picture 1"), "{:?}", choice.options);
+    assert_eq!(choice.options.len(), 2, "{:?}", choice.options);
+    assert!(choice.options[1].starts_with("skin 1 (group of 2"), "{:?}", choice.options);
     let grey = scene.images[1].load().unwrap();
     assert_eq!((grey.width, grey.height), (4, 2));
     assert_eq!(grey.rgba[..4], [235, 235, 235, 255], "palette entry 15");
     assert_eq!(scene.images[0].load().unwrap().rgba[4..8], [15, 15, 15, 255], "palette entry 1");
-    assert!(scene.warnings.iter().any(|w| w.contains("EF_ROTATE")), "{:?}", scene.warnings);
+}
+
+#[test]
+fn a_skin_group_cycles_its_pictures_by_their_intervals_whatever_clip_plays() {
+    let mut file = sample();
+    // Skin 1, the group of two (until 0.1 s and 0.2 s), worn.
+    let scene = assemble::build_scene(
+        &read(&write(&file)).unwrap(),
+        palette::standard(),
+        "test",
+        &[Pick { key: CHOICE_SKIN.into(), option: 1 }],
+    );
+    let group = &scene.materials[1];
+    assert_eq!(group.image, Some(1), "the first picture stands for the group when still");
+    let cycle = group.image_cycle.as_ref().expect("a cycle");
+    assert_eq!(cycle.images, [1, 2]);
+    // On the global clock in frame units (10 per second): 1 and 2 frames.
+    assert!(cycle.ends.iter().zip([1.0, 2.0]).all(|(a, b)| (a - b).abs() < 1e-5), "{:?}", cycle.ends);
+    assert_eq!(scene.meshes[0].submeshes[0].material, Some(1));
+    let shown = |clip: Option<usize>, global_secs: f32| {
+        let mut pose = ScenePose::default();
+        pose.global_time = Some(global_secs * FRAMES_PER_SECOND);
+        pose.evaluate(&scene, clip, 0.0);
+        pose.material_images[1]
+    };
+    assert_eq!(shown(Some(0), 0.05), Some(1));
+    assert_eq!(shown(Some(0), 0.15), Some(2));
+    assert_eq!(shown(Some(1), 0.25), Some(1), "0.25 s is 0.05 s into the second round");
+    assert_eq!(shown(None, 0.15), Some(2), "the rest pose cycles too");
+    assert!(scene.moves_on_global_clock());
+    let rows = &scene.details.iter().find(|d| d.title == "MDL skins").expect("a skins table").rows;
+    assert_eq!(rows.len(), 2);
+    // A single skin holds still.
+    file.skins.truncate(1);
+    file.header.skin_count = 1;
+    file.header.flags = 0;
+    let still = decode(&write(&file)).unwrap();
+    assert!(still.materials.iter().all(|m| m.image_cycle.is_none()));
+    assert!(!still.moves_on_global_clock());
+}
+
+#[test]
+fn ef_rotate_items_spin_at_the_games_100_degrees_a_second() {
+    let scene = decode(&write(&sample())).unwrap();
+    assert_eq!(sample().header.flag_names(), ["EF_ROTATE"]);
+    assert_eq!(scene.spin_degrees_per_sec, Some(100.0));
+    let cells = |r: &crate::scene::DetailRow| r.cells().map(|(_, v)| v.to_string()).collect::<Vec<_>>();
+    let rows: Vec<Vec<String>> = scene.details[0].rows.iter().map(cells).collect();
+    assert!(rows.contains(&vec!["flags".to_string(), "EF_ROTATE".to_string()]), "{rows:?}");
+    // A quarter turn about up takes scene +X to -Z (counter-clockwise seen from above, as
+    // Quake's yaw grows).
+    let mut pose = ScenePose::rest(&scene);
+    let before = pose.mesh_world(&scene, 0).transform_point3(Vec3::X);
+    pose.turn_about_up(90f32.to_radians());
+    let after = pose.mesh_world(&scene, 0).transform_point3(Vec3::X);
+    assert!(before.abs_diff_eq(Vec3::X, 1e-6));
+    assert!(after.abs_diff_eq(Vec3::NEG_Z, 1e-6), "{after}");
 }
 
 #[test]
