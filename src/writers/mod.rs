@@ -5,6 +5,7 @@
 //! - [`wad`]: Theme Park World `.wad` archives.
 //! - [`wct`]: Theme Park World `.wct` textures.
 //! - [`park`]: Theme Park World park saves and the install around them.
+//! - [`park_ground`]: a theme's ground for that install: `terrain.wad` and `queue.wad`.
 //! - [`quake2`]: Quake II `.md2`.
 //! - [`md3`]: Quake III `.md3`.
 //! - [`mdr`]: Quake III `.mdr`, and the demo arm.
@@ -15,6 +16,7 @@ pub mod md3;
 pub mod mdl;
 pub mod mdr;
 pub mod park;
+pub mod park_ground;
 pub mod quake2;
 pub mod tpw;
 pub mod wad;

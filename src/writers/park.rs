@@ -462,6 +462,8 @@ pub struct ItemSpec {
 pub struct InstallSpec {
     pub categories: Vec<(String, String, String)>,
     pub items: Vec<ItemSpec>,
+    /// Each theme's `terrain.wad` and `queue.wad` ([`crate::writers::park_ground`]).
+    pub grounds: Vec<crate::writers::park_ground::GroundSpec>,
 }
 
 /// An item's floor plate: one quad over its footprint, authored from the model origin.
@@ -495,7 +497,7 @@ pub fn item_wad(item: &ItemSpec) -> Vec<u8> {
 }
 
 /// Writes the install under `root`: `data/levels/<theme>/<folder>/` with the category files and
-/// one WAD per item.
+/// one WAD per item, and each theme's ground (`terrain.wad`, `queue.wad`).
 pub fn write_install(root: &Path, spec: &InstallSpec) -> std::io::Result<()> {
     let levels = root.join("data").join("levels");
     for (theme, folder, text) in &spec.categories {
@@ -511,6 +513,9 @@ pub fn write_install(root: &Path, spec: &InstallSpec) -> std::io::Result<()> {
         let dir = levels.join(&item.theme).join(&item.folder);
         std::fs::create_dir_all(&dir)?;
         std::fs::write(dir.join(format!("{}.wad", item.stem)), item_wad(item))?;
+    }
+    for ground in &spec.grounds {
+        crate::writers::park_ground::write_ground(root, ground)?;
     }
     Ok(())
 }
@@ -529,7 +534,7 @@ fn shape(across: u32, down: u32) -> String {
     format!("Info.Shape\n---\n{}\n---\n", rows.join("\n"))
 }
 
-/// A synthetic jungle: a ride, a three-lane sideshow, a staff room, a fountain, a rock with a
+/// A synthetic jungle (with its ground: [`crate::writers::park_ground::fixture_ground`]): a ride, a three-lane sideshow, a staff room, a fountain, a rock with a
 /// map offset, the bus (fixed), a track ride, a coaster and a shop whose WAD holds no model.
 pub fn fixture_install() -> InstallSpec {
     let item = |folder: &str, stem: &str, sam: String, model: Option<[u32; 2]>| ItemSpec {
@@ -555,6 +560,7 @@ pub fn fixture_install() -> InstallSpec {
             coaster,
             item("shops", "nomodel", format!("Info.Id 1250\n{}", shape(1, 1)), None),
         ],
+        grounds: vec![crate::writers::park_ground::fixture_ground("jungle")],
     }
 }
 

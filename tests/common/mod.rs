@@ -108,6 +108,7 @@ pub fn terrain() -> MeshFile {
             low: -2.0,
             high: 5.0,
             heights: vec![0.0, 0.0, 0.0, 0.0, 0.0, 5.0, 5.0, 0.0, -2.0, 0.0, 0.0, 1.0],
+            cells: Vec::new(),
         }),
         ..Default::default()
     }

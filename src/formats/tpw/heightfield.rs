@@ -2,8 +2,10 @@
 //! terrain models (the parks' and the lobby's `base.MD2`) carry, beside an empty mesh (node flag
 //! 0x2) that holds no geometry of its own. The grid becomes that mesh: vertex (x, y) of the
 //! `(across + 1) × (down + 1)` grid sits at `(x · cell size X, height, y · cell size Y)` in the
-//! mesh's space (model space is Y-up). The per-cell records (+0x2C) are not decoded, so the
-//! ground is drawn untextured.
+//! mesh's space (model space is Y-up). Opened as a plain model, the per-cell records (+0x2C) are
+//! not drawn, so the ground is untextured; [`read_heightfield`] hands the grid, the cell records
+//! and the frame table's texture names to the park ground (`formats::park::ground`), which draws
+//! each cell with its texture.
 
 use glam::{Vec2, Vec3};
 
@@ -14,6 +16,113 @@ use crate::scene::{Aabb, Material, RawField, Scene, Submesh, compute_normals};
 
 /// Node flag of the empty mesh the engine draws the ground with (no depth writes).
 const HEIGHTFIELD_MESH_FLAG: u32 = 0x2;
+
+/// The raw field every filled heightfield mesh carries, by which [`heightfield_mesh`] finds it.
+const CELLS_ACROSS_FIELD: &str = "heightfield cells across";
+
+/// A heightfield as the park ground draws it: the grid, one `(flags, texture index)` record a
+/// cell (`y · across + x`), and the model's frame-table texture names the index counts through.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Heightfield {
+    pub across: u32,
+    pub down: u32,
+    /// Cell size X and Y (+0x10, +0x14).
+    pub cell: Vec2,
+    /// The two f32 at +0x08 (the grid's world origin is open; the park ground does not apply them).
+    pub origin_field: [f32; 2],
+    /// `(across + 1) · (down + 1)` heights, rows of across + 1.
+    pub heights: Vec<f32>,
+    /// Empty when the cell pointer is 0.
+    pub cells: Vec<CellRecord>,
+    /// Frame `i`'s texture name, `None` where it cannot be read.
+    pub texture_names: Vec<Option<String>>,
+    /// Oddities: a stored count that disagrees, missing cell records, unreadable names.
+    pub warnings: Vec<String>,
+}
+
+/// One cell record {u16 flags; u16 texture index} (OpenTPW's `HeightfieldFile`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CellRecord {
+    pub flags: u16,
+    pub texture: u16,
+}
+
+impl Heightfield {
+    /// The height at grid vertex (x, y), `None` off the grid.
+    pub fn vertex_height(&self, x: u32, y: u32) -> Option<f32> {
+        if x > self.across || y > self.down {
+            return None;
+        }
+        self.heights.get((y as usize) * (self.across as usize + 1) + x as usize).copied()
+    }
+
+    /// The record of cell (x, y), `None` off the grid or without records.
+    pub fn cell(&self, x: u32, y: u32) -> Option<CellRecord> {
+        if x >= self.across || y >= self.down {
+            return None;
+        }
+        self.cells.get((y as usize) * (self.across as usize) + x as usize).copied()
+    }
+}
+
+/// Reads the heightfield of a TPW mesh file's bytes with its cell records and texture names;
+/// `Ok(None)` when header 0x6C is 0. A damaged grid is an error; damaged records or names only
+/// warnings (the grid still stands).
+pub fn read_heightfield(data: &[u8]) -> DecodeResult<Option<Heightfield>> {
+    let r = Reader::new(data, super::FORMAT);
+    let Some(grid) = read_grid(&r)? else { return Ok(None) };
+    let mut warnings: Vec<String> = grid.mismatch.into_iter().collect();
+    let header = u64::from(r.u32(HDR_HEIGHTFIELD, "heightfield pointer")?);
+    let origin_field = r.f32s::<2>(header + HF_ORIGIN, "heightfield origin")?;
+    let cells_at = u64::from(r.u32(header + HF_CELLS, "heightfield cells pointer")?);
+    let count = u64::from(grid.across) * u64::from(grid.down);
+    let cells = if cells_at == 0 {
+        warnings.push("heightfield has no cell records (pointer 0); the ground is drawn untextured".into());
+        Vec::new()
+    } else {
+        match r
+            .table(cells_at, count, 4, "heightfield cells")
+            .and_then(|t| r.bytes(t.offset, count * 4, "heightfield cells"))
+        {
+            Ok(bytes) => bytes
+                .as_chunks::<4>()
+                .0
+                .iter()
+                .map(|b| CellRecord {
+                    flags: u16::from_le_bytes([b[0], b[1]]),
+                    texture: u16::from_le_bytes([b[2], b[3]]),
+                })
+                .collect(),
+            Err(e) => {
+                warnings.push(format!("heightfield cell records unreadable ({e}); the ground is drawn untextured"));
+                Vec::new()
+            }
+        }
+    };
+    let texture_names = match super::mesh::TextureTables::locate(&r) {
+        Ok(tables) => (0..tables.frames.count).map(|i| tables.name(&r, i).ok()).collect(),
+        Err(e) => {
+            warnings.push(format!("frame table unreadable ({e}); no cell has a texture"));
+            Vec::new()
+        }
+    };
+    Ok(Some(Heightfield {
+        across: grid.across,
+        down: grid.down,
+        cell: grid.cell,
+        origin_field,
+        heights: grid.heights,
+        cells,
+        texture_names,
+        warnings,
+    }))
+}
+
+/// The mesh of an opened terrain scene that holds the heightfield grid (see
+/// `attach_heightfield`), found by the raw field it carries.
+pub fn heightfield_mesh(scene: &Scene) -> Option<usize> {
+    scene.meshes.iter().position(|m| m.raw.iter().any(|f| f.name == CELLS_ACROSS_FIELD))
+}
 
 /// The heightfield as read: cells across and down, cell size, and the heights row by row.
 struct Grid {
@@ -133,7 +242,7 @@ fn read_grid(r: &Reader) -> DecodeResult<Option<Grid>> {
     let raw = [
         ("heightfield vertex count", HF_VERTEX_COUNT, stored_vertices),
         ("heightfield cell count", HF_CELL_COUNT, stored_cells),
-        ("heightfield cells across", HF_CELLS_ACROSS, u64::from(across)),
+        (CELLS_ACROSS_FIELD, HF_CELLS_ACROSS, u64::from(across)),
         ("heightfield cells down", HF_CELLS_DOWN, u64::from(down)),
         ("heightfield heights pointer", HF_HEIGHTS, heights_at),
         ("heightfield cells pointer", HF_CELLS, u64::from(r.u32(header + HF_CELLS, "cells pointer")?)),

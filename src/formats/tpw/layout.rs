@@ -45,6 +45,8 @@ pub const HDR_HEIGHTFIELD: u64 = 0x6C;
 pub const HEIGHTFIELD_HEADER_SIZE: u64 = 0x30;
 pub const HF_VERTEX_COUNT: u64 = 0x04;
 pub const HF_CELL_COUNT: u64 = 0x06;
+/// Two f32 the notes call the grid's world origin (open).
+pub const HF_ORIGIN: u64 = 0x08;
 pub const HF_CELL_SIZE: u64 = 0x10;
 pub const HF_CELLS_ACROSS: u64 = 0x18;
 pub const HF_CELLS_DOWN: u64 = 0x1C;

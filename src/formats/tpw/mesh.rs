@@ -374,7 +374,7 @@ impl TextureTables {
     }
 
     /// The texture name of frame `index`, through the frame data table's name pointer.
-    fn name(&self, r: &Reader, index: u64) -> DecodeResult<String> {
+    pub(crate) fn name(&self, r: &Reader, index: u64) -> DecodeResult<String> {
         let pointer = u64::from(r.u32(self.frame_data.record(index) + FRAME_DATA_NAME, "frame data name pointer")?);
         r.cstr(pointer, TEXTURE_NAME_LEN, "texture name")
     }

@@ -8,7 +8,7 @@
 //! - The encoder for fixtures and the built-in demo is [`crate::writers::tpw`] (no game files are public).
 
 pub mod anim;
-mod heightfield;
+pub mod heightfield;
 pub mod layout;
 pub mod mesh;
 pub mod siblings;

@@ -243,6 +243,10 @@ impl MeshFile {
             let heights = buf.append(&field.heights.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<_>>());
             buf.offset(header + HF_HEIGHTS, heights);
             let records = buf.reserve(cells.max(1) * 4);
+            for (i, [flags, texture]) in (0u64..).zip(&field.cells).take(cells as usize) {
+                buf.u16(records + 4 * i, *flags);
+                buf.u16(records + 4 * i + 2, *texture);
+            }
             buf.offset(header + HF_CELLS, records);
             buf.offset(HDR_HEIGHTFIELD, header);
         }

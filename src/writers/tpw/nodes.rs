@@ -139,7 +139,8 @@ pub struct PathSpec {
 }
 
 /// A heightfield block: `across × down` cells of `cell` size, and `(across + 1) × (down + 1)`
-/// heights row by row. The per-cell records are written as zeros.
+/// heights row by row, and the per-cell records `[flags, texture index]` (zeros where `cells`
+/// is shorter than the grid).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HeightfieldSpec {
     pub cell: [f32; 2],
@@ -149,6 +150,8 @@ pub struct HeightfieldSpec {
     pub low: f32,
     pub high: f32,
     pub heights: Vec<f32>,
+    /// Cell records by `y · across + x`: `[flags, texture index]` (u16 each).
+    pub cells: Vec<[u16; 2]>,
 }
 
 /// One 20-byte node id record (notes §4): flag word, id, and an optional face anchor.
