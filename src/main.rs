@@ -341,7 +341,11 @@ fn pose_time(scene: &Scene, pose: &PoseArgs, frames_asked: bool) -> Result<(Opti
 }
 
 fn run_export(args: &ExportArgs) -> Result<()> {
-    if args.file.is_dir() || formats::vfs::is_archive_folder(&args.file) {
+    // A Quake 3 player folder exported to one file is the player; to a folder, a batch.
+    let one_player = formats::md3::player::is_player_folder(&args.file)
+        && mdview::export::is_export_path(&args.output)
+        && !args.output.is_dir();
+    if (args.file.is_dir() && !one_player) || formats::vfs::is_archive_folder(&args.file) {
         if args.pose.anim.is_some() || args.pose.frame.is_some() {
             return Err(anyhow!(
                 "--anim and --frame pose one file; a folder's OBJs are each model's default clip at its \

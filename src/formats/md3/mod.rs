@@ -14,6 +14,7 @@
 //! (`textures`).
 
 mod assemble;
+pub mod player;
 mod textures;
 
 use glam::Vec3;
