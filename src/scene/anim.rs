@@ -126,6 +126,14 @@ impl Pose {
         self.reset(scene);
         let clip: Option<&Clip> = clip.and_then(|c| scene.clips.get(c));
         let time = if time.is_finite() { time } else { 0.0 };
+        // Unless looping, a clip past its end holds its last frame, not the return frame that
+        // some carry there (`Clip::carries_return_frame`).
+        let past_end = clip.filter(|c| !self.looping && time > c.end);
+        let holds = past_end.is_some_and(|c| c.channels.iter().any(|ch| c.carries_return_frame(ch)));
+        let time = match past_end {
+            Some(c) if holds => c.end,
+            _ => time,
+        };
         let global = self.global_time.filter(|t| t.is_finite()).unwrap_or(time);
         let mut marks = Marks::new(scene);
         let channels = clip.map_or(scene.global_channels.as_slice(), |c| c.channels.as_slice());
@@ -554,11 +562,15 @@ impl Pose {
     }
 
     /// Bounds of the visible meshes as this pose places and moves them (the scene's rest
-    /// bounds when nothing is visible).
+    /// bounds when nothing is visible). In an assembled scene the parts a camera frames
+    /// ([`Scene::framing_meshes`]: a park's items, not its whole ground) decide.
     pub fn bounds(&self, scene: &Scene) -> super::Aabb {
         let mut out = super::Aabb::EMPTY;
+        let framed = scene.framing_meshes();
         for (index, mesh) in scene.meshes.iter().enumerate() {
-            if mesh.node.is_some_and(|n| !self.visible.get(n).copied().unwrap_or(true)) {
+            if mesh.node.is_some_and(|n| !self.visible.get(n).copied().unwrap_or(true))
+                || framed.as_ref().is_some_and(|f| !f.get(index).copied().unwrap_or(false))
+            {
                 continue;
             }
             let local = match self.positions.get(index).and_then(Option::as_ref) {

@@ -14,6 +14,9 @@ use serde::Serialize;
 
 use super::Scene;
 
+/// The [`Part::group`] of a park's terrain, which cameras leave out of their framing.
+pub const GROUND: &str = "ground";
+
 /// How a layer's clip runs on the scene clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -117,6 +120,25 @@ impl Scene {
             .iter()
             .filter_map(|l| Some(LayerTime { clip: l.clip?, time: l.time_at(self, seconds)?, looping: l.is_looping() }))
             .collect()
+    }
+
+    /// Per mesh, whether a camera framing the scene takes it in: in an assembled scene with a
+    /// part of group [`GROUND`] and others, every mesh but the ground's (a park's camera takes
+    /// in its used cells, not the theme's whole terrain); `None` when every mesh counts.
+    pub fn framing_meshes(&self) -> Option<Vec<bool>> {
+        let ground: Vec<&Part> = self.parts.iter().filter(|p| p.group == GROUND).collect();
+        if ground.is_empty() || ground.len() == self.parts.len() {
+            return None;
+        }
+        let mut framed = vec![true; self.meshes.len()];
+        for part in ground {
+            for m in part.meshes.clone() {
+                if let Some(f) = framed.get_mut(m) {
+                    *f = false;
+                }
+            }
+        }
+        Some(framed)
     }
 
     /// The mesh whose geometry `mesh` repeats (itself when it is no copy): meshes that share a

@@ -35,7 +35,7 @@
 //! `texture` (images, their sources, see-through classification), `skeleton`, `curve` and
 //! `shared_slice` (keys), `path`, `packed_frames`, `channel`, `clip` (with [`resolve_clip`]) and
 //! `details` (raw fields, detail tables, open choices), `layers` (parts of an assembled scene and
-//! clips playing at once on their own clocks), `merge` (appending a model into an assembled scene). [`anim`] poses a scene at a time,
+//! clips playing at once on their own clocks), `merge` (appending a model into an assembled scene), `freeze` (a still copy of one pose). [`anim`] poses a scene at a time,
 //! [`validate`] checks it once where it is made, and [`math`] holds the matrix helpers.
 
 pub mod anim;
@@ -48,6 +48,7 @@ mod channel;
 mod clip;
 mod curve;
 mod details;
+mod freeze;
 mod layers;
 mod merge;
 mod material;
@@ -64,7 +65,7 @@ pub use bounds::Aabb;
 pub use channel::{Channel, EaseRamp, JointTracks, MorphBlock, TrackTime, UvSlotKeys};
 pub use clip::{Clip, MILLISECONDS_PER_SECOND, TrackReport, resolve_clip};
 pub use curve::{Curve, Interpolation, Key};
-pub use layers::{Layer, LayerTime, Part, Playback};
+pub use layers::{GROUND, Layer, LayerTime, Part, Playback};
 pub use merge::Offsets;
 pub use details::{DetailRow, DetailSection, OpenChoice, RawField};
 pub use material::{AlphaMode, BlendMode, ImageCycle, LayerCombine, Material, TextureLayer, TextureWrap};
