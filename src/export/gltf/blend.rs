@@ -5,7 +5,7 @@
 //! between the keys: a door swinging 90° between two keys is visibly off. This module finds
 //! the fewest equal steps that bring every interval's nlerp within the tolerance of its slerp.
 //!
-//! The written keys are also kept in one hemisphere (`Builder::rotations`), so slerp and nlerp
+//! The written keys are also kept in one hemisphere (`ClipWriter::rotations`), so slerp and nlerp
 //! both take the short way.
 
 use glam::Quat;

@@ -9,7 +9,8 @@ use gltf_json as json;
 use json::validation::Checked::Valid;
 use serde_json::{Value, json};
 
-use super::{Builder, PointerAnimation, build_with, index, usize64};
+use super::animation::PointerChannel;
+use super::{PointerAnimation, build_with, index, usize64};
 use crate::scene::Scene;
 
 /// A built glTF document: the JSON and its binary buffer.
@@ -88,11 +89,36 @@ pub fn to_glb(doc: &Document) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// The document being written: the glTF JSON root and the binary buffer its views point into.
-/// Every part adds its objects here; views, accessors and animation inputs are made only here.
+/// What the file cannot express, in the order the parts found it.
+#[derive(Default)]
+pub(super) struct Notes(Vec<String>);
+
+impl Notes {
+    /// Adds `text` unless it was said already.
+    pub(super) fn add(&mut self, text: String) {
+        if !self.0.contains(&text) {
+            self.0.push(text);
+        }
+    }
+
+    /// Adds `text` even if it was said already (one per clip and mesh, where clips share a name).
+    pub(super) fn add_again(&mut self, text: String) {
+        self.0.push(text);
+    }
+}
+
+/// The document being written, the one thing every part writes into: the glTF JSON root, the
+/// binary buffer its views point into, the notes and the extensions used. Views, accessors and
+/// animation inputs are made only here. The maps each part hands on are not kept here: the
+/// pipeline in [`super::build_with`] passes them from part to part.
 pub(super) struct Writer {
     pub(super) root: json::Root,
     pub(super) bin: Vec<u8>,
+    pub(super) notes: Notes,
+    /// Extensions the document uses, each once.
+    extensions: Vec<&'static str>,
+    /// The last input written by [`Self::shared_times`], for the next channel at the same times.
+    last_input: Option<(Vec<f32>, u32)>,
 }
 
 impl Writer {
@@ -100,7 +126,19 @@ impl Writer {
     pub(super) fn new() -> Self {
         let mut root = json::Root::default();
         root.asset.generator = Some(format!("mdview {}", env!("CARGO_PKG_VERSION")));
-        Self { root, bin: Vec::new() }
+        Self { root, bin: Vec::new(), notes: Notes::default(), extensions: Vec::new(), last_input: None }
+    }
+
+    /// Notes `text` once ([`Notes::add`]).
+    pub(super) fn note(&mut self, text: String) {
+        self.notes.add(text);
+    }
+
+    /// Lists extension `name` in `extensionsUsed`, once.
+    pub(super) fn use_extension(&mut self, name: &'static str) {
+        if !self.extensions.contains(&name) {
+            self.extensions.push(name);
+        }
     }
 
     pub(super) fn view(&mut self, bytes: &[u8], target: Option<json::buffer::Target>) -> u32 {
@@ -191,28 +229,44 @@ impl Writer {
     pub(super) fn times(&mut self, seconds: &[f32]) -> u32 {
         self.floats(seconds, 1, true, None)
     }
-}
 
-impl Builder<'_> {
-    pub(super) fn finish(mut self) -> Result<Document> {
-        let scene = self.scene;
+    /// Animation input shared by channels sampled at the same times (a node's T, R and S): the
+    /// last one this made or [`Self::new_shared_times`] wrote when `seconds` match it, else a new one.
+    pub(super) fn shared_times(&mut self, seconds: &[f32]) -> u32 {
+        match &self.last_input {
+            Some((times, input)) if times.as_slice() == seconds => *input,
+            _ => self.new_shared_times(seconds),
+        }
+    }
+
+    /// A new animation input, which the next [`Self::shared_times`] at the same times reuses.
+    pub(super) fn new_shared_times(&mut self, seconds: &[f32]) -> u32 {
+        let input = self.times(seconds);
+        self.last_input = Some((seconds.to_vec(), input));
+        input
+    }
+
+    /// The finished document: the buffer and extensions listed, the pointer channels of each
+    /// animation (`pointer_channels`, one list per animation written) added to the JSON, and
+    /// `asset.extras` saying where `scene` came from and what the file leaves out.
+    pub(super) fn finish(mut self, scene: &Scene, pointer_channels: &[Vec<PointerChannel>]) -> Result<Document> {
         // A buffer must hold at least one byte: a file with nothing binary (a model of tags
         // alone) has none.
-        if !self.out.bin.is_empty() {
-            self.out.root.buffers.push(json::Buffer {
-                byte_length: usize64(self.out.bin.len()),
+        if !self.bin.is_empty() {
+            self.root.buffers.push(json::Buffer {
+                byte_length: usize64(self.bin.len()),
                 name: None,
                 uri: None,
                 extensions: None,
                 extras: None,
             });
         }
-        self.out.root.extensions_used = self.extensions.iter().map(|s| s.to_string()).collect();
-        let mut value = serde_json::to_value(&self.out.root).context("serialising the glTF JSON")?;
+        self.root.extensions_used = self.extensions.iter().map(|s| s.to_string()).collect();
+        let mut value = serde_json::to_value(&self.root).context("serialising the glTF JSON")?;
         // gltf-json 1.4 cannot express KHR_animation_pointer (its channel target must name a
         // node and a built-in path), so those channels are added to the serialised JSON.
         if let Some(animations) = value.get_mut("animations").and_then(Value::as_array_mut) {
-            for (animation, pointers) in animations.iter_mut().zip(&self.pointer_channels) {
+            for (animation, pointers) in animations.iter_mut().zip(pointer_channels) {
                 // gltf-json leaves out empty arrays; an animation of pointers only needs them.
                 for key in ["channels", "samplers"] {
                     if animation.get(key).is_none() {
@@ -243,8 +297,8 @@ impl Builder<'_> {
             "units": "metres as stored",
             "axes": "Y up, right-handed (as glTF); the decoder turned Z-up sources",
             "time": "seconds from each clip's start: (t - start) / rate in the clip's units",
-            "notes": self.notes,
+            "notes": self.notes.0,
         });
-        Ok(Document { json: value, bin: self.out.bin, notes: self.notes })
+        Ok(Document { json: value, bin: self.bin, notes: self.notes.0 })
     }
 }

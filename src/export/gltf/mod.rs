@@ -9,11 +9,18 @@
 //! grid as well. Times are seconds from the clip's start: `(t - clip.start) / clip.rate`.
 //! Material colours and texture transforms go through `KHR_animation_pointer`.
 //!
-//! The parts run in order, each writing into the one `Writer` (`document`) and handing on a
-//! typed map: `uv` plans scrolls, `materials` gives a `MaterialMap`, `nodes` a `NodeMap`,
-//! `skins` the `Joints`, `morphs` a `MorphPlan` per mesh, `meshes` a `MeshMap`; then
-//! `animation` and `motion` write the clips from those maps, drawing sample times from
-//! `sampling`. `document` finishes the JSON and writes `.glb` or `.gltf` + `.bin`.
+//! [`build_with`] is a pipeline of parts. Each is a function that takes the scene, the maps
+//! earlier parts returned and the one `Writer` (`document`: the JSON, the binary buffer, the
+//! notes and the extensions used, which every part writes into), and returns its own typed map;
+//! no part reaches into another's state. In order: `uv::plan_scrolls` gives the UV scrolls,
+//! `materials::write` a `MaterialMap` (which `uv::copy_scrolled_materials` extends with each
+//! scrolling mesh's copies), `nodes::write` a `NodeMap`, `skins::write` the `Joints`,
+//! `morphs::plan` a `MorphPlan` per mesh, `meshes::write` a `MeshMap`; `nodes::link` then
+//! hangs nodes, joints and meshes in one tree. `animation::write` writes the clips from those
+//! maps (node and joint motion is `motion`'s), drawing sample times from one `sampling` budget,
+//! and returns each animation's pointer channels; `animation::hold_unkeyed_targets` evens out
+//! what the animations key. `Writer::finish` makes the [`Document`], and `document` writes it
+//! as `.glb` or `.gltf` + `.bin`.
 
 mod animation;
 mod blend;
@@ -33,16 +40,10 @@ use gltf_json as json;
 use json::validation::USize64;
 
 use crate::scene::Scene;
-use animation::PointerChannel;
-use materials::MaterialMap;
-use meshes::MeshMap;
-use morphs::MorphPlan;
-use nodes::NodeMap;
-use sampling::Sampling;
-use skins::Joints;
-use uv::UvScroll;
-
+use animation::Maps;
 use document::Writer;
+use sampling::Sampling;
+
 pub use document::{Document, to_glb, write, write_with};
 pub use sampling::clip_seconds;
 
@@ -69,15 +70,41 @@ pub fn build_with(scene: &Scene, pointers: PointerAnimation) -> Result<Document>
             (Some(plain), dropped)
         }
     };
-    let mut builder = Builder::new(plain.as_ref().unwrap_or(scene));
-    builder.uv_scrolls_allowed = pointers == PointerAnimation::Write;
-    builder.build()?;
+    let scene = plain.as_ref().unwrap_or(scene);
+    let mut out = Writer::new();
+    let scrolls = uv::plan_scrolls(scene, pointers == PointerAnimation::Write, &mut out.notes);
+    let mut materials = materials::write(scene, &scrolls, &mut out);
+    uv::copy_scrolled_materials(scene, &scrolls, &mut materials, &mut out);
+    let nodes = nodes::write(scene, &mut out);
+    let joints = skins::write(scene, &mut out);
+    let morphs = morphs::plan(scene, &mut out.notes);
+    let meshes = meshes::write(scene, &nodes, &joints, &materials, &morphs, &mut out);
+    nodes::link(scene, &nodes, &joints, &meshes, &mut out);
+    let maps = Maps {
+        nodes: &nodes,
+        joints: &joints,
+        meshes: &meshes,
+        materials: &materials,
+        morphs: &morphs,
+        scrolls: &scrolls,
+    };
+    let mut sampling = Sampling::for_scene(scene);
+    let mut pointer_channels = animation::write(scene, &maps, &mut sampling, &mut out);
+    animation::hold_unkeyed_targets(&mut pointer_channels, &mut out);
+    if !scene.global_channels.is_empty() {
+        // Each clip samples its global-sequence tracks on its own time (global clock = clip
+        // time, as `Pose::at`); the rest pose's own global loops have no clip to live in.
+        out.note("global-sequence channels of the rest pose not exported (no clip holds them)".into());
+    }
+    if sampling.exhausted() {
+        out.note("sampling budget spent: some curves are written at their keys and grid only".into());
+    }
     if dropped > 0 {
-        builder.note(format!(
+        out.note(format!(
             "{dropped} material colour, alpha and texture animations left out (no KHR_animation_pointer, as asked)"
         ));
     }
-    builder.finish()
+    out.finish(scene, &pointer_channels)
 }
 
 /// A copy of `scene` without material animation, and how many clip channels went. Each
@@ -98,100 +125,10 @@ fn without_material_animation(scene: &Scene) -> (Scene, usize) {
     (plain, dropped)
 }
 
-/// Runs the parts in order and holds what each hands on: the [`Writer`] all of them write into,
-/// then the typed maps of where the nodes, joints, meshes and materials landed, the morph plans
-/// and the UV scrolls, which the animation part reads.
-struct Builder<'a> {
-    scene: &'a Scene,
-    /// The JSON and binary buffer every part writes into.
-    out: Writer,
-    /// What the file cannot express, each once.
-    notes: Vec<String>,
-    /// From [`nodes`]: where each scene node landed.
-    node_map: NodeMap,
-    /// From [`skins`]: the joint nodes per skeleton.
-    joints: Joints,
-    /// From [`meshes`]: the node that carries each mesh.
-    mesh_map: MeshMap,
-    /// From [`materials`] (and [`uv`]'s copies): what each material can animate.
-    material_map: MaterialMap,
-    /// From [`morphs`]: per mesh, its targets and one-hot keys per clip.
-    morphs: Vec<MorphPlan>,
-    /// Per animation written: its channels through `KHR_animation_pointer`.
-    pointer_channels: Vec<Vec<PointerChannel>>,
-    /// Extensions the document uses, each once.
-    extensions: Vec<&'static str>,
-    /// TPW UV ramps that move every UV of a mesh by one offset: (clip, mesh, offset, end time).
-    uv_scrolls: Vec<UvScroll>,
-    /// Whether UV keys may become texture-transform scrolls (through `KHR_animation_pointer`).
-    uv_scrolls_allowed: bool,
-    /// The sample budget and tolerance every channel is written under.
-    sampling: Sampling,
-    /// The last animation input written, for the next channel at the same times.
-    last_input: Option<(Vec<f32>, u32)>,
-}
-
 fn usize64(n: usize) -> USize64 {
     USize64(n as u64)
 }
 
 fn index<T>(i: u32) -> json::Index<T> {
     json::Index::new(i)
-}
-
-impl<'a> Builder<'a> {
-    fn new(scene: &'a Scene) -> Self {
-        Self {
-            scene,
-            out: Writer::new(),
-            notes: Vec::new(),
-            node_map: NodeMap::default(),
-            joints: Joints::default(),
-            mesh_map: MeshMap::new(scene.meshes.len()),
-            material_map: MaterialMap::default(),
-            morphs: Vec::new(),
-            pointer_channels: Vec::new(),
-            extensions: Vec::new(),
-            uv_scrolls: Vec::new(),
-            uv_scrolls_allowed: true,
-            last_input: None,
-            sampling: Sampling::for_scene(scene),
-        }
-    }
-
-    fn note(&mut self, text: String) {
-        if !self.notes.contains(&text) {
-            self.notes.push(text);
-        }
-    }
-
-    fn use_extension(&mut self, name: &'static str) {
-        if !self.extensions.contains(&name) {
-            self.extensions.push(name);
-        }
-    }
-
-    fn build(&mut self) -> Result<()> {
-        self.plan_uv_scrolls();
-        self.materials();
-        self.scroll_materials();
-        self.nodes();
-        self.skeletons();
-        self.plan_morphs();
-        self.meshes();
-        self.link_nodes();
-        for clip in 0..self.scene.clips.len() {
-            self.animation(clip);
-        }
-        self.hold_unkeyed_targets();
-        if !self.scene.global_channels.is_empty() {
-            // Each clip samples its global-sequence tracks on its own time (global clock = clip
-            // time, as `Pose::at`); the rest pose's own global loops have no clip to live in.
-            self.note("global-sequence channels of the rest pose not exported (no clip holds them)".into());
-        }
-        if self.sampling.exhausted() {
-            self.note("sampling budget spent: some curves are written at their keys and grid only".into());
-        }
-        Ok(())
-    }
 }

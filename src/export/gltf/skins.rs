@@ -1,12 +1,15 @@
-//! Skins: joint nodes per skeleton at their bind pose, one skin per skeleton with its inverse
-//! bind matrices, and four joint influences per render vertex.
+//! Skins: joint nodes per skeleton at their bind pose ([`write`], which hands on the
+//! [`Joints`]), one skin per skinned skeleton with its inverse bind matrices ([`skin`], which
+//! the meshes part asks for), and four joint influences per render vertex.
 
 use glam::{Mat4, Vec3};
 use gltf_json as json;
 
 use super::decompose::Trs;
-use super::nodes::to_trs;
-use super::{Builder, index};
+use super::document::Writer;
+use super::index;
+use super::nodes::{add_child, push_node, to_trs};
+use crate::scene::Scene;
 
 /// The joint nodes of the scene's skeletons, for skins, links and bone channels.
 #[derive(Default)]
@@ -17,75 +20,74 @@ pub(super) struct Joints {
     pub(super) roots: Vec<u32>,
 }
 
-impl Builder<'_> {
-    /// A joint's pivot (M2: rotation and scale happen about it; zero elsewhere).
-    pub(super) fn joint_pivot(&self, skeleton: usize, joint: usize) -> Vec3 {
-        self.scene.skeletons.get(skeleton).and_then(|s| s.joints.get(joint)).map_or(Vec3::ZERO, |j| j.pivot)
-    }
+/// A joint's pivot (M2: rotation and scale happen about it; zero elsewhere).
+pub(super) fn joint_pivot(scene: &Scene, skeleton: usize, joint: usize) -> Vec3 {
+    scene.skeletons.get(skeleton).and_then(|s| s.joints.get(joint)).map_or(Vec3::ZERO, |j| j.pivot)
+}
 
-    /// Where joint `joint`'s node sits in the bind pose, in model space: its rest matrix (MDR)
-    /// moved to its pivot (M2, whose joint matrices are identity at rest). Joint nodes are
-    /// written as the joint's matrix times a move to its pivot, so an importer's armature has
-    /// its bones where the model's are, and M2 keys go on the joints as they are (no pivot
-    /// folded into the translation, which would tie translation to rotation).
-    pub(super) fn joint_bind(&self, skeleton: usize, joint: usize) -> Mat4 {
-        let rest = self.scene.skeletons.get(skeleton).and_then(|s| s.rest_pose.get(joint)).copied();
-        rest.unwrap_or(Mat4::IDENTITY) * Mat4::from_translation(self.joint_pivot(skeleton, joint))
-    }
+/// Where joint `joint`'s node sits in the bind pose, in model space: its rest matrix (MDR)
+/// moved to its pivot (M2, whose joint matrices are identity at rest). Joint nodes are
+/// written as the joint's matrix times a move to its pivot, so an importer's armature has
+/// its bones where the model's are, and M2 keys go on the joints as they are (no pivot
+/// folded into the translation, which would tie translation to rotation).
+pub(super) fn joint_bind(scene: &Scene, skeleton: usize, joint: usize) -> Mat4 {
+    let rest = scene.skeletons.get(skeleton).and_then(|s| s.rest_pose.get(joint)).copied();
+    rest.unwrap_or(Mat4::IDENTITY) * Mat4::from_translation(joint_pivot(scene, skeleton, joint))
+}
 
-    /// Joint nodes per skeleton: each joint's bind matrix ([`Self::joint_bind`]) relative to
-    /// its parent's, under one root node per skeleton.
-    pub(super) fn skeletons(&mut self) {
-        let scene = self.scene;
-        for (s, skeleton) in scene.skeletons.iter().enumerate() {
-            let root = self.push_node(
-                if skeleton.name.is_empty() { format!("skeleton {s}") } else { skeleton.name.clone() },
-                Trs::IDENTITY,
-            );
-            let mut nodes = Vec::with_capacity(skeleton.joints.len());
-            for (j, joint) in skeleton.joints.iter().enumerate() {
-                let parent = joint.parent.filter(|&p| p < j);
-                let parent_bind = parent.map_or(Mat4::IDENTITY, |p| self.joint_bind(s, p));
-                let local = parent_bind.inverse() * self.joint_bind(s, j);
-                let trs = to_trs(&local);
-                let n = self.push_node(joint.name.clone(), trs);
-                match parent.and_then(|p| nodes.get(p).copied()) {
-                    Some(p) => self.add_child(p, n),
-                    None => self.add_child(root, n),
-                }
-                nodes.push(n);
-                if joint.billboard {
-                    self.note(format!("joint {j} ({}): billboard not exported (it needs the camera)", joint.name));
-                }
+/// Joint nodes per skeleton: each joint's bind matrix ([`joint_bind`]) relative to its
+/// parent's, under one root node per skeleton.
+pub(super) fn write(scene: &Scene, out: &mut Writer) -> Joints {
+    let mut joints = Joints::default();
+    for (s, skeleton) in scene.skeletons.iter().enumerate() {
+        let root = push_node(
+            out,
+            if skeleton.name.is_empty() { format!("skeleton {s}") } else { skeleton.name.clone() },
+            Trs::IDENTITY,
+        );
+        let mut nodes = Vec::with_capacity(skeleton.joints.len());
+        for (j, joint) in skeleton.joints.iter().enumerate() {
+            let parent = joint.parent.filter(|&p| p < j);
+            let parent_bind = parent.map_or(Mat4::IDENTITY, |p| joint_bind(scene, s, p));
+            let local = parent_bind.inverse() * joint_bind(scene, s, j);
+            let trs = to_trs(&local);
+            let n = push_node(out, joint.name.clone(), trs);
+            match parent.and_then(|p| nodes.get(p).copied()) {
+                Some(p) => add_child(out, p, n),
+                None => add_child(out, root, n),
             }
-            self.joints.nodes.push(nodes);
-            self.joints.roots.push(root);
+            nodes.push(n);
+            if joint.billboard {
+                out.note(format!("joint {j} ({}): billboard not exported (it needs the camera)", joint.name));
+            }
         }
+        joints.nodes.push(nodes);
+        joints.roots.push(root);
     }
+    joints
+}
 
-    /// One skin per skeleton: inverse bind matrices are the inverses of the rest pose.
-    pub(super) fn skin(&mut self, skeleton: usize) -> u32 {
-        let scene = self.scene;
-        let joints = self.joints.nodes.get(skeleton).cloned().unwrap_or_default();
-        let ibm: Vec<f32> = (0..joints.len())
-            .flat_map(|j| {
-                let inv = self.joint_bind(skeleton, j).inverse();
-                if inv.is_finite() { inv } else { Mat4::IDENTITY }.to_cols_array()
-            })
-            .collect();
-        let ibm = self.out.floats(&ibm, 16, false, None);
-        self.out
-            .root
-            .push(json::Skin {
-                extensions: None,
-                extras: None,
-                inverse_bind_matrices: Some(index(ibm)),
-                joints: joints.iter().map(|&j| index(j)).collect(),
-                name: scene.skeletons.get(skeleton).map(|s| s.name.clone()),
-                skeleton: self.joints.roots.get(skeleton).map(|&r| index(r)),
-            })
-            .value() as u32
-    }
+/// The skin of skeleton `skeleton`: its joint nodes, and inverse bind matrices that are the
+/// inverses of the bind pose.
+pub(super) fn skin(scene: &Scene, joints: &Joints, skeleton: usize, out: &mut Writer) -> u32 {
+    let nodes = joints.nodes.get(skeleton).map_or(&[][..], Vec::as_slice);
+    let ibm: Vec<f32> = (0..nodes.len())
+        .flat_map(|j| {
+            let inv = joint_bind(scene, skeleton, j).inverse();
+            if inv.is_finite() { inv } else { Mat4::IDENTITY }.to_cols_array()
+        })
+        .collect();
+    let ibm = out.floats(&ibm, 16, false, None);
+    out.root
+        .push(json::Skin {
+            extensions: None,
+            extras: None,
+            inverse_bind_matrices: Some(index(ibm)),
+            joints: nodes.iter().map(|&j| index(j)).collect(),
+            name: scene.skeletons.get(skeleton).map(|s| s.name.clone()),
+            skeleton: joints.roots.get(skeleton).map(|&r| index(r)),
+        })
+        .value() as u32
 }
 
 /// Up to four joints and weights per render vertex: the heaviest influences, repeated joints

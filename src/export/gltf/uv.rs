@@ -1,19 +1,20 @@
 //! Texture animation: TPW UV keys that scroll a whole mesh become an animated
-//! `KHR_texture_transform` offset (with a material copy per scrolling mesh), and the viewer's
-//! texture transform as glTF's offset, rotation and scale.
+//! `KHR_texture_transform` offset: [`plan_scrolls`] finds them (before the materials, which
+//! give a scrolling material its transform), [`copy_scrolled_materials`] gives each scrolling
+//! mesh its own copy of a shared material, and [`scroll_channels`] writes a scroll's pointer
+//! channels. Also the viewer's texture transform as glTF's offset, rotation and scale.
 
 use glam::{Quat, Vec2, Vec3};
 
-use super::Builder;
 use super::animation::PointerChannel;
-use super::materials::mesh_uses_material;
+use super::document::{Notes, Writer};
+use super::materials::{MaterialMap, mesh_uses_material};
 use super::sampling::{clip_seconds, clip_times};
 use crate::scene::anim::sample_vec2;
 use crate::scene::{Channel, Clip, Scene};
 
 /// A TPW UV animation that moves every render vertex of a mesh by one offset: written as an
 /// animated `KHR_texture_transform` offset of the mesh's materials.
-#[derive(Clone)]
 pub(super) struct UvScroll {
     pub(super) clip: usize,
     pub(super) mesh: usize,
@@ -21,90 +22,94 @@ pub(super) struct UvScroll {
     pub(super) offsets: Vec<Vec2>,
 }
 
-impl Builder<'_> {
-    /// Finds the TPW UV animations that are a scroll: every render vertex of the mesh moves by
-    /// one offset at every key time and between them. Those become an animated
-    /// `KHR_texture_transform` offset; glTF cannot key UVs per vertex, so other UV keys are
-    /// noted as left out.
-    pub(super) fn plan_uv_scrolls(&mut self) {
-        let scene = self.scene;
-        for (c, clip) in scene.clips.iter().enumerate() {
-            for channel in &clip.channels {
-                let Channel::UvKeys { mesh, slots } = channel else { continue };
-                match uniform_uv_offsets(scene, clip, *mesh, slots) {
-                    Some(_) if !self.uv_scrolls_allowed => self.note(format!(
-                        "clip {}: the UV scroll of mesh {mesh} left out (no KHR_animation_pointer, as asked)",
-                        clip.name
-                    )),
-                    Some((times, offsets)) => {
-                        let seconds = times.iter().map(|&t| clip_seconds(clip, t)).collect();
-                        self.uv_scrolls.push(UvScroll { clip: c, mesh: *mesh, seconds, offsets });
-                    }
-                    None => self.note(format!(
-                        "clip {}: UV keys of mesh {mesh} move its vertices unevenly; not exported (glTF cannot key UVs per vertex)",
-                        clip.name
-                    )),
+/// Finds the TPW UV animations that are a scroll: every render vertex of the mesh moves by
+/// one offset at every key time and between them. Those become an animated
+/// `KHR_texture_transform` offset when `allowed` (it goes through `KHR_animation_pointer`);
+/// glTF cannot key UVs per vertex, so other UV keys are noted as left out.
+pub(super) fn plan_scrolls(scene: &Scene, allowed: bool, notes: &mut Notes) -> Vec<UvScroll> {
+    let mut scrolls = Vec::new();
+    for (c, clip) in scene.clips.iter().enumerate() {
+        for channel in &clip.channels {
+            let Channel::UvKeys { mesh, slots } = channel else { continue };
+            match uniform_uv_offsets(scene, clip, *mesh, slots) {
+                Some(_) if !allowed => notes.add(format!(
+                    "clip {}: the UV scroll of mesh {mesh} left out (no KHR_animation_pointer, as asked)",
+                    clip.name
+                )),
+                Some((times, offsets)) => {
+                    let seconds = times.iter().map(|&t| clip_seconds(clip, t)).collect();
+                    scrolls.push(UvScroll { clip: c, mesh: *mesh, seconds, offsets });
                 }
+                None => notes.add(format!(
+                    "clip {}: UV keys of mesh {mesh} move its vertices unevenly; not exported (glTF cannot key UVs per vertex)",
+                    clip.name
+                )),
             }
         }
     }
+    scrolls
+}
 
-    /// A material that a scrolling mesh shares with other meshes gets a copy for that mesh, so
-    /// the scroll moves only its texture.
-    pub(super) fn scroll_materials(&mut self) {
-        let scene = self.scene;
-        let mut scrolled: Vec<usize> = self.uv_scrolls.iter().map(|s| s.mesh).collect();
-        scrolled.sort_unstable();
-        scrolled.dedup();
-        for mesh in scrolled {
-            for material in 0..scene.materials.len() {
-                if !mesh_uses_material(scene, mesh, material) {
-                    continue;
-                }
-                let shared =
-                    (0..scene.meshes.len()).any(|other| other != mesh && mesh_uses_material(scene, other, material));
-                if !shared {
-                    continue;
-                }
-                let Some(mut copy) = self.out.root.materials.get(material).cloned() else { continue };
-                copy.name = Some(format!("{} (mesh {mesh})", copy.name.unwrap_or_default()));
-                let index = self.out.root.push(copy).value() as u32;
-                self.material_map
-                    .transformable
-                    .push(self.material_map.transformable.get(material).copied().unwrap_or(false));
-                self.material_map.mesh_copies.insert((mesh, material), index);
-            }
-        }
-    }
-
-    /// Offset pointer channels of a scroll, one per material of the mesh.
-    pub(super) fn uv_scroll(&mut self, scroll: &UvScroll) -> Vec<PointerChannel> {
-        let scene = self.scene;
-        let Some(clip) = scene.clips.get(scroll.clip) else { return Vec::new() };
-        let values: Vec<f32> = scroll.offsets.iter().flat_map(|o| o.to_array()).collect();
-        let mut out = Vec::new();
+/// A material that a scrolling mesh shares with other meshes gets a copy for that mesh, so
+/// the scroll moves only its texture; `materials` learns the copies.
+pub(super) fn copy_scrolled_materials(
+    scene: &Scene,
+    scrolls: &[UvScroll],
+    materials: &mut MaterialMap,
+    out: &mut Writer,
+) {
+    let mut scrolled: Vec<usize> = scrolls.iter().map(|s| s.mesh).collect();
+    scrolled.sort_unstable();
+    scrolled.dedup();
+    for mesh in scrolled {
         for material in 0..scene.materials.len() {
-            if !mesh_uses_material(scene, scroll.mesh, material) {
+            if !mesh_uses_material(scene, mesh, material) {
                 continue;
             }
-            let gltf_material =
-                self.material_map.mesh_copies.get(&(scroll.mesh, material)).copied().unwrap_or(material as u32);
-            if !self.material_map.transformable.get(gltf_material as usize).copied().unwrap_or(false) {
-                self.note(format!("clip {}: UV scroll of untextured material {material} dropped", clip.name));
+            let shared =
+                (0..scene.meshes.len()).any(|other| other != mesh && mesh_uses_material(scene, other, material));
+            if !shared {
                 continue;
             }
-            let input = self.out.times(&scroll.seconds);
-            let output = self.out.floats(&values, 2, false, None);
-            out.push(PointerChannel {
-                pointer: format!(
-                    "/materials/{gltf_material}/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform/offset"
-                ),
-                input,
-                output,
-            });
+            let Some(mut copy) = out.root.materials.get(material).cloned() else { continue };
+            copy.name = Some(format!("{} (mesh {mesh})", copy.name.unwrap_or_default()));
+            let index = out.root.push(copy).value() as u32;
+            materials.transformable.push(materials.transformable.get(material).copied().unwrap_or(false));
+            materials.mesh_copies.insert((mesh, material), index);
         }
-        out
     }
+}
+
+/// Offset pointer channels of a scroll, one per material of the mesh.
+pub(super) fn scroll_channels(
+    scene: &Scene,
+    materials: &MaterialMap,
+    scroll: &UvScroll,
+    out: &mut Writer,
+) -> Vec<PointerChannel> {
+    let Some(clip) = scene.clips.get(scroll.clip) else { return Vec::new() };
+    let values: Vec<f32> = scroll.offsets.iter().flat_map(|o| o.to_array()).collect();
+    let mut channels = Vec::new();
+    for material in 0..scene.materials.len() {
+        if !mesh_uses_material(scene, scroll.mesh, material) {
+            continue;
+        }
+        let gltf_material = materials.mesh_copies.get(&(scroll.mesh, material)).copied().unwrap_or(material as u32);
+        if !materials.transformable.get(gltf_material as usize).copied().unwrap_or(false) {
+            out.note(format!("clip {}: UV scroll of untextured material {material} dropped", clip.name));
+            continue;
+        }
+        let input = out.times(&scroll.seconds);
+        let output = out.floats(&values, 2, false, None);
+        channels.push(PointerChannel {
+            pointer: format!(
+                "/materials/{gltf_material}/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform/offset"
+            ),
+            input,
+            output,
+        });
+    }
+    channels
 }
 
 /// The per-time UV offset of a TPW UV animation when it is one offset for every render vertex
