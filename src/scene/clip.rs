@@ -54,11 +54,28 @@ impl Clip {
     }
 
     /// Clip units past [`Clip::end`] through which a loop blends back into the start: one frame
-    /// where a channel wraps ([`PackedFrames::wraps`](super::PackedFrames::wraps)), else none. A
-    /// looping clip's period is its length plus this.
+    /// where a channel wraps ([`PackedFrames::wraps`](super::PackedFrames::wraps)) or carries its
+    /// return frame ([`Clip::carries_return_frame`]), else none. A looping clip's period is its
+    /// length plus this.
     pub fn loop_blend(&self) -> f32 {
-        let wraps = self.channels.iter().any(|c| matches!(c, Channel::PackedFrames(p) if p.wraps));
+        let wraps = self.channels.iter().any(|c| match c {
+            Channel::PackedFrames(p) => p.wraps,
+            other => self.carries_return_frame(other),
+        });
         if wraps { 1.0 } else { 0.0 }
+    }
+
+    /// Whether `channel` holds whole frames ([`Channel::VertexFrames`]) whose last, one frame past
+    /// [`Clip::end`], is its first again: the frame a loop returns to, which only a looping pose
+    /// reaches (MD3 clips carry it so that their surfaces and tags blend back as Quake II's do).
+    pub fn carries_return_frame(&self, channel: &Channel) -> bool {
+        let Channel::VertexFrames { times, vertex_count, positions, .. } = channel else { return false };
+        let (Some(&first), Some(&last)) = (times.first(), times.last()) else { return false };
+        let last_frame = positions.len().checked_sub(*vertex_count).and_then(|from| positions.get(from..));
+        times.len() >= 2
+            && first == self.start
+            && last == self.end + 1.0
+            && positions.get(..*vertex_count) == last_frame
     }
 
     /// Whether the clip's times are milliseconds (M2) rather than frames.
