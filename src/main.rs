@@ -125,9 +125,16 @@ struct PoseArgs {
     #[arg(long)]
     anim: Option<String>,
     /// Frame (fractional) within the animation; without --anim, the default clip (the one the
-    /// viewer plays first), named on stderr.
+    /// viewer plays first), named on stderr. For a park, seconds on the park's clock from the
+    /// moment the save recorded.
     #[arg(long)]
     frame: Option<f32>,
+    #[command(flatten)]
+    park: ParkArgs,
+    /// A model to hang on a Quake 3 player's `tag_weapon` (the player opened as its folder),
+    /// held as the game holds it.
+    #[arg(long, value_name = "MODEL")]
+    weapon: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -204,6 +211,28 @@ fn emit(text: &str) -> Result<()> {
 
 fn open(path: &Path) -> Result<Scene> {
     formats::open(path).map_err(|e| anyhow!(e))
+}
+
+/// `--weapon`: the model opened and hung on the player's `tag_weapon`.
+fn with_weapon(mut scene: Scene, weapon: Option<&Path>) -> Result<Scene> {
+    if let Some(path) = weapon {
+        let held = open(path)?;
+        formats::md3::player::attach_weapon(&mut scene, held)
+            .map_err(|e| anyhow!("--weapon {}: {e}", path.display()))?;
+    }
+    Ok(scene)
+}
+
+/// Opens a model, or a park save with the install `--install` names (the one found above the
+/// save otherwise).
+fn open_for_pose(path: &Path, park: &ParkArgs) -> Result<Scene> {
+    match &park.install {
+        Some(install) if is_park_save(path) => {
+            let scene = formats::park::open_park_scene(path, Some(install)).map_err(|e| anyhow!(e))?;
+            Ok(scene)
+        }
+        _ => open(path),
+    }
 }
 
 fn run_info(args: &InfoArgs) -> Result<()> {
@@ -287,7 +316,7 @@ fn open_timing(path: &Path, first_open: std::time::Duration) -> Result<mdview::i
 /// was given (`--frame`, `--frames`), so without `--anim` the default clip plays, and its
 /// name goes to stderr.
 fn posed(file: &Path, pose: &PoseArgs, frames_asked: bool) -> Result<(Scene, Pose, Option<usize>, f32)> {
-    let scene = open(file)?;
+    let scene = with_weapon(open_for_pose(file, &pose.park)?, pose.weapon.as_deref())?;
     let (clip, time) = pose_time(&scene, pose, frames_asked)?;
     if pose.anim.is_none()
         && frames_asked
@@ -367,13 +396,19 @@ fn run_export(args: &ExportArgs) -> Result<()> {
         ));
     }
     let (scene, pose) = if mdview::export::is_gltf_path(&args.output) {
-        let mut scene = open(&args.file)?;
+        let mut scene = with_weapon(open_for_pose(&args.file, &args.pose.park)?, args.pose.weapon.as_deref())?;
         if let Some(wanted) = &args.pose.anim {
             let clip = mdview::scene::resolve_clip(&scene, wanted).map_err(|e| anyhow!(e))?;
             scene.keep_only_clip(clip);
         }
-        if args.pose.frame.is_some() {
+        if args.pose.frame.is_some() && scene.layers.is_empty() {
             eprintln!("note: --frame poses an OBJ; a glTF keeps every frame of its clips");
+        }
+        // A park (clips playing at once) is written as its save has it, each item posed: the
+        // glTF holds that still scene, with no animations.
+        if !scene.layers.is_empty() {
+            let seconds = checked_frame(&args.pose)?.unwrap_or(0.0);
+            scene = scene.frozen(&Pose::at(&scene, None, seconds));
         }
         let pose = Pose::rest(&scene);
         (scene, pose)
