@@ -50,21 +50,34 @@ fn has_point(points: &[Vec3], want: Vec3) -> bool {
     points.iter().any(|p| close(*p, want))
 }
 
+/// The fixture ground's height in the middle of map cell (x, y): its heightfield rises 0.1 a
+/// grid vertex each way (`fixture_height`: (x + y) · 0.1), and a cell's middle is the mean of
+/// the corners on its cut, (x, y) and (x + 1, y + 1): (x + y + 1) · 0.1.
+fn ground(x: u32, y: u32) -> f32 {
+    (x + y + 1) as f32 * 0.1
+}
+
+/// `corners` raised by the ground under `cell`.
+fn raised(corners: [[f32; 3]; 3], cell: [u32; 2]) -> [[f32; 3]; 3] {
+    corners.map(|[x, y, z]| [x, y + ground(cell[0], cell[1]), z])
+}
+
 #[test]
 fn floor_plates_land_on_hand_worked_corners_at_every_quarter_turn() {
     let scene = open("corners", &fixture_install(), &fixture_save());
     // Each item is a floor plate from (0,0,0) to (across·10, 0, down·10). The anchor cell's
     // middle is ((x + .5)·10, 0, (y + .5)·10); the root sits at middle + R(−5, 0, −5), and R
     // takes model (x, z) to (x cos a + z sin a, z cos a − x sin a).
+    // Each stands on the ground at its anchor's middle.
     let cases: [(&str, [[f32; 3]; 3]); 4] = [
         // 0° at (40, 30), 4 × 4: corners (400, 300), (440, 300), (400, 340).
-        ("monkey #20", [[400.0, 0.0, 300.0], [440.0, 0.0, 300.0], [400.0, 0.0, 340.0]]),
+        ("monkey #20", raised([[400.0, 0.0, 300.0], [440.0, 0.0, 300.0], [400.0, 0.0, 340.0]], [40, 30])),
         // 90° at (50, 30), 3 × 3: root (500, 310); model x → −z, model z → +x.
-        ("junspray #21", [[500.0, 0.0, 310.0], [500.0, 0.0, 280.0], [530.0, 0.0, 310.0]]),
+        ("junspray #21", raised([[500.0, 0.0, 310.0], [500.0, 0.0, 280.0], [530.0, 0.0, 310.0]], [50, 30])),
         // 180° at (30, 30), 2 × 2: root (310, 310); x → −x, z → −z.
-        ("hollrock #24", [[310.0, 0.0, 310.0], [290.0, 0.0, 310.0], [310.0, 0.0, 290.0]]),
+        ("hollrock #24", raised([[310.0, 0.0, 310.0], [290.0, 0.0, 310.0], [310.0, 0.0, 290.0]], [30, 30])),
         // 270° at (57, 19), 3 × 3: root (580, 190); x → +z, z → −x.
-        ("fountain #23", [[580.0, 0.0, 190.0], [580.0, 0.0, 220.0], [550.0, 0.0, 190.0]]),
+        ("fountain #23", raised([[580.0, 0.0, 190.0], [580.0, 0.0, 220.0], [550.0, 0.0, 190.0]], [57, 19])),
     ];
     for (name, corners) in cases {
         let points = part_points(&scene, name, 0.0);
@@ -84,9 +97,11 @@ fn what_cannot_be_shown_stands_as_a_labelled_box_and_the_rest_is_unaffected() {
     assert!(stand_in("item 1299 #29").unwrap().contains("1299"));
     assert!(stand_in("nomodel #28").is_some());
     assert!(stand_in("monkey #20").is_none());
-    // The dinokart's box covers its 3 × 3 footprint from its anchor (20, 20) at 0°.
+    // The dinokart's box covers its 3 × 3 footprint from its anchor (20, 20) at 0°, 5 high, on
+    // the ground.
     let points = part_points(&scene, "dinokart #26", 0.0);
-    assert!(has_point(&points, Vec3::new(200.0, 0.0, 200.0)) && has_point(&points, Vec3::new(230.0, 5.0, 230.0)));
+    let h = ground(20, 20);
+    assert!(has_point(&points, Vec3::new(200.0, h, 200.0)) && has_point(&points, Vec3::new(230.0, h + 5.0, 230.0)));
     // The bus is fixed: drawn as authored, at the origin.
     let bus = part_points(&scene, "bus #25", 0.0);
     assert!(has_point(&bus, Vec3::ZERO) && has_point(&bus, Vec3::new(10.0, 0.0, 10.0)));
@@ -173,7 +188,9 @@ fn each_item_plays_its_own_clip_at_the_saved_time_with_its_hidden_nodes() {
     assert_eq!(second.clone().map(|m| scene.geometry_source(m)).collect::<Vec<_>>(), first.collect::<Vec<_>>());
     // Three layers: I1 looping from frame 15 at twice the rate, the hidden one's construction
     // clip held on its last frame (it plays nothing), and I1 held on its last frame.
-    let playback: Vec<(Playback, f32, f32)> = scene.layers.iter().map(|l| (l.playback, l.start, l.speed)).collect();
+    let items: Vec<_> =
+        scene.layers.iter().filter(|l| l.part.is_some_and(|p| scene.parts[p].group != "ground")).collect();
+    let playback: Vec<(Playback, f32, f32)> = items.iter().map(|l| (l.playback, l.start, l.speed)).collect();
     assert_eq!(
         playback,
         [(Playback::Loop, 15.0, 2.0), (Playback::HoldLast, 10.0, 1.0), (Playback::HoldLast, 0.0 + 3.0, 1.0)]
@@ -187,15 +204,16 @@ fn each_item_plays_its_own_clip_at_the_saved_time_with_its_hidden_nodes() {
         let node = scene.meshes[mesh].node.unwrap();
         (pose.visible[node], pose.mesh_world(&scene, mesh).transform_point3(Vec3::ZERO))
     };
-    // #40 at (20, 60), 0°: root (200, 0, 600); frame 15 at clock 0, 21 at 0.1 s (twice 30 a
+    // #40 at (20, 60), 0°: root (200, h, 600); frame 15 at clock 0, 21 at 0.1 s (twice 30 a
     // second), and at 0.25 s frame 30 wraps to 0.
-    assert!(close(arm("swing #40", 0.0).1, Vec3::new(215.0, 0.0, 600.0)), "{:?}", arm("swing #40", 0.0));
-    assert!(close(arm("swing #40", 0.1).1, Vec3::new(221.0, 0.0, 600.0)), "{:?}", arm("swing #40", 0.1));
-    assert!(close(arm("swing #40", 0.25).1, Vec3::new(200.0, 0.0, 600.0)), "{:?}", arm("swing #40", 0.25));
+    let h = ground(20, 60);
+    assert!(close(arm("swing #40", 0.0).1, Vec3::new(215.0, h, 600.0)), "{:?}", arm("swing #40", 0.0));
+    assert!(close(arm("swing #40", 0.1).1, Vec3::new(221.0, h, 600.0)), "{:?}", arm("swing #40", 0.1));
+    assert!(close(arm("swing #40", 0.25).1, Vec3::new(200.0, h, 600.0)), "{:?}", arm("swing #40", 0.25));
     // #41's node flag word hides its arm whatever plays.
     assert!(!arm("swing #41", 0.0).0 && arm("swing #40", 0.0).0);
-    // #42 at (40, 60), 180°: root (410, 0, 610); held at x = 30, which turns to −x.
+    // #42 at (40, 60), 180°: root (410, h, 610); held at x = 30, which turns to −x.
     for t in [0.0, 1.0] {
-        assert!(close(arm("swing #42", t).1, Vec3::new(380.0, 0.0, 610.0)), "{:?}", arm("swing #42", t));
+        assert!(close(arm("swing #42", t).1, Vec3::new(380.0, ground(40, 60), 610.0)), "{:?}", arm("swing #42", t));
     }
 }

@@ -53,14 +53,18 @@ impl Scene {
         }
         self.skeletons.extend(model.skeletons.iter().cloned());
         self.nodes.extend(model.nodes.iter().map(|n| shifted_node(n, &at)));
-        if shared.is_some() || !self.mesh_copies.is_empty() {
+        if shared.is_some() || !self.mesh_copies.is_empty() || !model.mesh_copies.is_empty() {
             self.mesh_copies.resize(at.meshes, None);
         }
         self.meshes.extend(model.meshes.iter().map(|m| shifted_mesh(m, &at)));
         if let Some(first) = shared {
-            self.mesh_copies.extend((0..model.meshes.len()).map(|m| Some(first.meshes + m)));
+            self.mesh_copies.extend((0..model.meshes.len()).map(|m| Some(first.meshes + model.geometry_source(m))));
         } else if !self.mesh_copies.is_empty() {
-            self.mesh_copies.resize(self.meshes.len(), None);
+            // The model's own copies (a ground's queue pieces) stay copies.
+            self.mesh_copies.extend((0..model.meshes.len()).map(|m| {
+                let source = model.geometry_source(m);
+                (source != m).then_some(source + at.meshes)
+            }));
         }
         self.hidden_nodes.extend(model.hidden_nodes.iter().map(|n| n + at.nodes));
         at

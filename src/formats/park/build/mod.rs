@@ -16,13 +16,14 @@ mod stand_in;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use glam::Vec4;
+use glam::{Mat4, Vec4};
 use rayon::prelude::*;
 
 use super::assemble::{Park, PlacedItem};
+use super::ground::Ground;
 use super::placement::{ChannelPose, Hold};
 use crate::formats::OpenError;
-use crate::scene::{FormatKind, Layer, Node, NodeKind, Offsets, Part, Playback, RawField, Scene, SceneKind};
+use crate::scene::{FormatKind, GROUND, Layer, Node, NodeKind, Offsets, Part, Playback, RawField, Scene, SceneKind};
 
 /// Opens a park save as one scene, with the catalogue of `install` or of the install found
 /// above the save.
@@ -51,6 +52,8 @@ pub fn park_scene(park: &Park) -> Scene {
     scene.version = park.save.version;
     scene.warnings = park.warnings.clone();
     scene.raw = header_fields(park);
+    let ground = super::ground::build_ground(park.install.as_deref(), park.theme.as_deref(), park);
+    add_ground(&mut scene, &ground, park);
     let models = decode_models(park);
     let unshown: BTreeMap<u32, &str> =
         park.unshown.iter().filter_map(|u| Some((u.thing?, u.reason.as_str()))).collect();
@@ -61,15 +64,15 @@ pub fn park_scene(park: &Park) -> Scene {
         match (why_not, model) {
             (None, Some((Some(Ok(model)), path))) => {
                 let first = placed.get(&path).copied();
-                let at = place_model(&mut scene, item, model, first.as_ref());
+                let at = place_model(&mut scene, item, model, first.as_ref(), &ground);
                 placed.entry(path).or_insert(at);
             }
             (None, Some((Some(Err(error)), _))) => {
                 scene.warnings.push(format!("{}: {error}; shown as a box", item_label(item)));
-                stand_in::place_box(&mut scene, item, error);
+                stand_in::place_box(&mut scene, item, error, &ground);
             }
-            (Some(reason), _) => stand_in::place_box(&mut scene, item, reason),
-            (None, _) => stand_in::place_box(&mut scene, item, "no model"),
+            (Some(reason), _) => stand_in::place_box(&mut scene, item, reason, &ground),
+            (None, _) => stand_in::place_box(&mut scene, item, "no model", &ground),
         }
     }
     for u in park.unshown.iter().filter(|u| u.thing.is_none()) {
@@ -116,10 +119,16 @@ fn shared_textures(park: &Park) -> Option<PathBuf> {
 
 /// Appends one placed item's model under its placement node, with its layers and hidden
 /// nodes; returns where the model landed (a repeat shares `first`'s materials).
-fn place_model(scene: &mut Scene, item: &PlacedItem, model: &Scene, first: Option<&Offsets>) -> Offsets {
+fn place_model(
+    scene: &mut Scene,
+    item: &PlacedItem,
+    model: &Scene,
+    first: Option<&Offsets>,
+    ground: &Ground,
+) -> Offsets {
     let label = item_label(item);
     let placement = scene.nodes.len();
-    scene.nodes.push(Node::new(label.clone(), NodeKind::Transform, item.world_matrix()));
+    scene.nodes.push(Node::new(label.clone(), NodeKind::Transform, on_ground(item, ground)));
     let at = scene.append_model(model, first);
     for root in model.roots() {
         let index = root + at.nodes;
@@ -181,6 +190,55 @@ fn place_model(scene: &mut Scene, item: &PlacedItem, model: &Scene, first: Optio
         stand_in: None,
     });
     at
+}
+
+/// An item's world matrix standing on the ground: placed items rise to the ground's height at
+/// their anchor cell (the engine's own height rule is open; the anchor's middle is ours);
+/// fixed items are authored in world space and stay as they are.
+pub(crate) fn on_ground(item: &PlacedItem, ground: &Ground) -> Mat4 {
+    let mut world = item.world_matrix();
+    if let (true, Some(cell)) = (item.replaces_root_translation, item.cell) {
+        world.w_axis.y += ground.height_at(cell);
+    }
+    world
+}
+
+/// Appends the ground as the part named `ground`, its water clip looping on its own layer.
+fn add_ground(scene: &mut Scene, ground: &Ground, park: &Park) {
+    let model = &ground.scene;
+    let root = scene.nodes.len();
+    scene.nodes.push(Node::new(GROUND, NodeKind::Transform, Mat4::IDENTITY));
+    let at = scene.append_model(model, None);
+    for r in model.roots() {
+        if let Some(node) = scene.nodes.get_mut(r + at.nodes) {
+            node.parent = Some(root);
+        }
+        if let Some(node) = scene.nodes.get_mut(root) {
+            node.children.push(r + at.nodes);
+        }
+    }
+    let part = scene.parts.len();
+    if let Some(clip) = ground.water_clip.and_then(|c| model.clips.get(c)) {
+        let index = scene.clips.len();
+        scene.clips.push(clip.shifted(&at, format!("ground: {}", clip.name)));
+        let mut layer = Layer::looping(format!("ground: {}", clip.name), index, clip.start);
+        layer.part = Some(part);
+        scene.layers.push(layer);
+    }
+    scene.warnings.extend(ground.warnings.iter().map(|w| format!("ground: {w}")));
+    scene.parts.push(Part {
+        name: GROUND.into(),
+        group: GROUND.into(),
+        root,
+        nodes: at.nodes..at.nodes + model.nodes.len(),
+        meshes: at.meshes..at.meshes + model.meshes.len(),
+        materials: at.materials..at.materials + model.materials.len(),
+        facts: vec![
+            ("path cells".into(), park.paths.len().to_string()),
+            ("queue pieces".into(), ground.queue_placements.len().to_string()),
+        ],
+        stand_in: None,
+    });
 }
 
 /// The model's clip a channel names: `<role><index + 1>` (`M1`), or the bare role letter for

@@ -7,6 +7,7 @@ use glam::{Mat4, Vec2, Vec3, Vec4};
 
 use super::{item_facts, item_label};
 use crate::formats::park::assemble::PlacedItem;
+use crate::formats::park::ground::Ground;
 use crate::formats::park::placement::CELL_SIZE;
 use crate::scene::{Aabb, Material, Mesh, Node, NodeKind, Part, Scene, Submesh};
 
@@ -18,10 +19,10 @@ const BOX_COLOUR: Vec4 = Vec4::new(1.0, 0.45, 0.05, 1.0);
 
 /// Adds a box for `item` with `reason` as its label; items not on the map get a part with no
 /// box (listed, not drawn).
-pub fn place_box(scene: &mut Scene, item: &PlacedItem, reason: &str) {
+pub fn place_box(scene: &mut Scene, item: &PlacedItem, reason: &str, ground: &Ground) {
     let label = item_label(item);
     let root = scene.nodes.len();
-    let world = item.world_matrix();
+    let world = super::on_ground(item, ground);
     scene.nodes.push(Node::new(format!("{label} (stand-in)"), NodeKind::Transform, world));
     let first_mesh = scene.meshes.len();
     let first_material = scene.materials.len();
