@@ -217,3 +217,31 @@ fn each_item_plays_its_own_clip_at_the_saved_time_with_its_hidden_nodes() {
         assert!(close(arm("swing #42", t).1, Vec3::new(380.0, ground(40, 60), 610.0)), "{:?}", arm("swing #42", t));
     }
 }
+
+#[test]
+fn a_park_exports_as_its_save_has_it_with_repeated_models_sharing_meshes() {
+    let (install, save) = swing_park();
+    let scene = open("swings-gltf", &install, &save);
+    let still = scene.frozen(&Pose::at(&scene, None, 0.0));
+    assert!(still.clips.is_empty() && still.layers.is_empty());
+    // The still scene at rest is the park at clock 0: #40's arm at frame 15.
+    let rest = Pose::rest(&still);
+    let part = still.parts.iter().find(|p| p.name == "swing #40").unwrap();
+    let arm = part.meshes.start + 1;
+    let h = ground(20, 60);
+    assert!(close(rest.mesh_world(&still, arm).transform_point3(Vec3::ZERO), Vec3::new(215.0, h, 600.0)));
+    // #41's hidden arm is left out: five swing meshes of six remain.
+    let swing_meshes =
+        still.parts.iter().filter(|p| p.name.starts_with("swing")).map(|p| p.meshes.len()).sum::<usize>();
+    assert_eq!(swing_meshes, 5);
+    let doc = mdview::export::gltf::build(&still).unwrap();
+    let meshes = doc.json["meshes"].as_array().unwrap();
+    let nodes = doc.json["nodes"].as_array().unwrap();
+    let named =
+        |prefix: &str| meshes.iter().filter(|m| m["name"].as_str().is_some_and(|n| n.starts_with(prefix))).count();
+    // The three plates are one glTF mesh, carried by three nodes; the two arms, one more.
+    assert_eq!(named("swing #40/"), 2, "the first swing writes its plate and arm");
+    assert_eq!(named("swing #41/") + named("swing #42/"), 0, "repeats share the first swing's meshes");
+    let plate = meshes.iter().position(|m| m["name"] == "swing #40/plate").unwrap();
+    assert_eq!(nodes.iter().filter(|n| n["mesh"].as_u64() == Some(plate as u64)).count(), 3);
+}

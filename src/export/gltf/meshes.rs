@@ -62,6 +62,13 @@ pub(super) fn write(
         if count == 0 || mesh.triangles.is_empty() || hidden_lod.contains(&m) {
             continue;
         }
+        if let Some(shared) = shared_geometry(scene, m, &map, morphs, materials) {
+            if let Some(slot) = map.meshes.get_mut(m) {
+                *slot = Some(shared);
+            }
+            hold(scene, m, shared, None, nodes, out, &mut map);
+            continue;
+        }
         let positions = mesh.render_positions();
         let mut attributes = std::collections::BTreeMap::new();
         let position = out.vec3s(&positions, true, Some(Target::ArrayBuffer));
@@ -181,32 +188,69 @@ pub(super) fn write(
         if let Some(slot) = map.meshes.get_mut(m) {
             *slot = Some(gltf_mesh);
         }
-        let holder = if skin_index.is_some() || mesh.node.is_none() {
-            let n = push_node(out, mesh.name.clone(), Trs::IDENTITY);
-            map.loose.push(n);
-            n
-        } else {
-            let node = mesh.node.unwrap_or_default();
-            let parent = match nodes.visibility.get(&node) {
-                Some(&v) => v,
-                None => nodes.placed.get(node).map(|p| p.inner).unwrap_or(0),
-            };
-            let taken = out.root.nodes.get(parent as usize).is_some_and(|n| n.mesh.is_some());
-            if taken {
-                let child = push_node(out, mesh.name.clone(), Trs::IDENTITY);
-                add_child(out, parent, child);
-                child
-            } else {
-                parent
-            }
-        };
-        if let Some(node) = out.root.nodes.get_mut(holder as usize) {
-            node.mesh = Some(index(gltf_mesh));
-            node.skin = skin_index.map(index);
-        }
-        if let Some(slot) = map.holders.get_mut(m) {
-            *slot = Some(holder);
-        }
+        hold(scene, m, gltf_mesh, skin_index, nodes, out, &mut map);
     }
     map
+}
+
+/// Puts glTF mesh `gltf_mesh` (scene mesh `m`'s) on the node that carries it: its scene node's
+/// (a child of it where that node carries a mesh already), or a root node of its own when
+/// skinned or without a node.
+fn hold(
+    scene: &Scene,
+    m: usize,
+    gltf_mesh: u32,
+    skin_index: Option<u32>,
+    nodes: &NodeMap,
+    out: &mut Writer,
+    map: &mut MeshMap,
+) {
+    let Some(mesh) = scene.meshes.get(m) else { return };
+    let holder = if skin_index.is_some() || mesh.node.is_none() {
+        let n = push_node(out, mesh.name.clone(), Trs::IDENTITY);
+        map.loose.push(n);
+        n
+    } else {
+        let node = mesh.node.unwrap_or_default();
+        let parent = match nodes.visibility.get(&node) {
+            Some(&v) => v,
+            None => nodes.placed.get(node).map(|p| p.inner).unwrap_or(0),
+        };
+        let taken = out.root.nodes.get(parent as usize).is_some_and(|n| n.mesh.is_some());
+        if taken {
+            let child = push_node(out, mesh.name.clone(), Trs::IDENTITY);
+            add_child(out, parent, child);
+            child
+        } else {
+            parent
+        }
+    };
+    if let Some(node) = out.root.nodes.get_mut(holder as usize) {
+        node.mesh = Some(index(gltf_mesh));
+        node.skin = skin_index.map(index);
+    }
+    if let Some(slot) = map.holders.get_mut(m) {
+        *slot = Some(holder);
+    }
+}
+
+/// The glTF mesh a copy ([`Scene::geometry_source`]) can share with its source: both plain
+/// (no skin, no morph targets, no per-mesh material copies) and the source written already.
+fn shared_geometry(
+    scene: &Scene,
+    m: usize,
+    map: &MeshMap,
+    morphs: &[MorphPlan],
+    materials: &MaterialMap,
+) -> Option<u32> {
+    let source = scene.geometry_source(m);
+    if source == m {
+        return None;
+    }
+    let plain = |i: usize| {
+        scene.meshes.get(i).is_some_and(|mesh| mesh.skin.is_none())
+            && morphs.get(i).is_none_or(|p| p.targets.is_empty())
+            && !materials.mesh_copies.keys().any(|(mesh, _)| *mesh == i)
+    };
+    if plain(m) && plain(source) { map.meshes.get(source).copied().flatten() } else { None }
 }
