@@ -1,14 +1,29 @@
-// Surfaces of the format-neutral scene: one draw per submesh.
-// Group 0 holds per-frame data, group 1 the placing node's matrices (dynamic offset, one slot
-// per visible mesh), group 2 the material (texture, sampler, parameters), uploaded once.
+// Surfaces of the format-neutral scene: one draw per submesh, instanced over the placements
+// that share its geometry. Group 0 holds per-frame data, group 1 the material (texture,
+// sampler, parameters), uploaded once. Each instance's placement comes from the per-instance
+// vertex buffer (`Draw`, one entry per visible mesh, written each frame).
 // Frame and its binding come from frame.wgsl, put in front of this file. The Rust side
 // mirrors these structs in src/render/gpu.rs; keep the two in step.
 
+// One placement, read per instance: the columns of world_from_local, then the columns of
+// the inverse-transpose of its upper 3x3 (so sheared nodes light right), w unused.
 struct Draw {
-    world_from_local: mat4x4<f32>,
-    // Inverse-transpose of the upper 3x3 of world_from_local, so sheared nodes light right.
-    normal_from_local: mat3x3<f32>,
+    @location(3) world0: vec4<f32>,
+    @location(4) world1: vec4<f32>,
+    @location(5) world2: vec4<f32>,
+    @location(6) world3: vec4<f32>,
+    @location(7) normal0: vec4<f32>,
+    @location(8) normal1: vec4<f32>,
+    @location(9) normal2: vec4<f32>,
 };
+
+fn world_from_local(d: Draw) -> mat4x4<f32> {
+    return mat4x4<f32>(d.world0, d.world1, d.world2, d.world3);
+}
+
+fn normal_from_local(d: Draw) -> mat3x3<f32> {
+    return mat3x3<f32>(d.normal0.xyz, d.normal1.xyz, d.normal2.xyz);
+}
 
 struct Material {
     base_color: vec4<f32>,
@@ -26,12 +41,11 @@ struct Material {
     uv_source: vec4<u32>,
 };
 
-@group(1) @binding(0) var<uniform> draw: Draw;
-@group(2) @binding(0) var<uniform> material: Material;
-@group(2) @binding(1) var base_texture: texture_2d<f32>;
-@group(2) @binding(2) var base_sampler: sampler;
-@group(2) @binding(3) var layer_texture: texture_2d<f32>;
-@group(2) @binding(4) var layer_sampler: sampler;
+@group(1) @binding(0) var<uniform> material: Material;
+@group(1) @binding(1) var base_texture: texture_2d<f32>;
+@group(1) @binding(2) var base_sampler: sampler;
+@group(1) @binding(3) var layer_texture: texture_2d<f32>;
+@group(1) @binding(4) var layer_sampler: sampler;
 
 struct VertexIn {
     @location(0) position: vec3<f32>,
@@ -48,11 +62,11 @@ struct VertexOut {
 };
 
 @vertex
-fn vs_mesh(v: VertexIn) -> VertexOut {
+fn vs_mesh(v: VertexIn, draw: Draw) -> VertexOut {
     var out: VertexOut;
-    let world = draw.world_from_local * vec4<f32>(v.position, 1.0);
+    let world = world_from_local(draw) * vec4<f32>(v.position, 1.0);
     out.clip = frame.clip_from_world * world;
-    out.world_normal = draw.normal_from_local * v.normal;
+    out.world_normal = normal_from_local(draw) * v.normal;
     out.uv = v.uv;
     out.world_position = world.xyz;
     return out;
@@ -156,9 +170,9 @@ struct WireOut {
 };
 
 @vertex
-fn vs_wire(@location(0) position: vec3<f32>) -> WireOut {
+fn vs_wire(@location(0) position: vec3<f32>, draw: Draw) -> WireOut {
     var out: WireOut;
-    let world = draw.world_from_local * vec4<f32>(position, 1.0);
+    let world = world_from_local(draw) * vec4<f32>(position, 1.0);
     var clip = frame.clip_from_world * world;
     clip.z = clip.z * (1.0 + frame.line_params.x);
     out.clip = clip;

@@ -1,57 +1,27 @@
 //! The per-frame half of the renderer: sizing the targets, writing the frame uniforms and one
-//! placement per visible mesh, keeping animated vertex data and material uniforms in step with
-//! the pose, building the overlay lines, sorting the draw lists, and recording the one render
-//! pass that draws them.
+//! placement per visible mesh (grouped into instanced draws by [`super::instances`]), keeping
+//! animated vertex data and material uniforms in step with the pose, building the overlay
+//! lines, sorting the draw lists, and recording the one render pass that draws them.
 
 use glam::{Mat4, Vec3};
 
 use super::gpu::{self, DrawUniforms, FrameUniforms, LineVertex, MaterialUniforms};
+use super::instances::{self, Geometry, Placement, SurfaceDraw, SurfaceLists};
 use super::pipelines::PipelineKey;
-use super::resources::{self, GpuMaterial, GpuScene, create_draw_slots, create_targets, upload_edges};
-use super::{DrawPass, Renderer, ViewParams, overlays};
+use super::resources::{self, GpuMaterial, GpuScene, create_draw_slots, create_targets, upload_edges, upload_mesh};
+use super::{Renderer, ViewParams, overlays};
 use crate::scene::anim::Pose;
 use crate::scene::{Mesh, Scene};
-
-#[derive(Debug, Clone, Copy)]
-struct DrawItem {
-    mesh: u32,
-    submesh: u32,
-    slot: u32,
-    material: u32,
-    key: PipelineKey,
-}
-
-/// Where a blended surface falls in the back-to-front order: by priority plane (M2; 0
-/// elsewhere), then by depth, then by material layer, so a layer drawn over its base on the
-/// same triangles comes after it.
-#[derive(Debug, Clone, Copy)]
-struct BlendOrder {
-    plane: i32,
-    /// View-space z of the surface's centre; view space looks down -Z, so the most negative is
-    /// the farthest and draws first.
-    depth: f32,
-    order: i32,
-}
-
-impl BlendOrder {
-    fn new(material: &GpuMaterial, depth: f32) -> Self {
-        Self { plane: material.draw_order.div_euclid(1 << 16), depth, order: material.draw_order }
-    }
-
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.plane.cmp(&other.plane).then(self.depth.total_cmp(&other.depth)).then(self.order.cmp(&other.order))
-    }
-}
 
 /// Per-frame lists, kept between frames so steady-state frames allocate nothing.
 #[derive(Default)]
 pub(super) struct FrameLists {
-    opaque: Vec<DrawItem>,
-    cutout: Vec<DrawItem>,
-    blended: Vec<(BlendOrder, DrawItem)>,
-    /// (mesh, slot) of meshes to draw as wireframe, and to highlight.
-    wire: Vec<(u32, u32)>,
-    highlight: Vec<(u32, u32)>,
+    /// The visible meshes, grouped so that placement `i` is instance `i`.
+    placements: Vec<Placement>,
+    surfaces: SurfaceLists,
+    /// (geometry, first instance, instance count) to draw as wireframe, and to highlight.
+    wire: Vec<(Geometry, u32, u32)>,
+    highlight: Vec<(Geometry, u32, u32)>,
     lines: Vec<LineVertex>,
     /// `lines[..grid_vertices]` is the ground grid.
     grid_vertices: u32,
@@ -73,9 +43,8 @@ impl Renderer {
             self.targets = create_targets(&self.device, size, self.sample_count);
         }
         let lists = &mut self.lists;
-        lists.opaque.clear();
-        lists.cutout.clear();
-        lists.blended.clear();
+        lists.placements.clear();
+        lists.surfaces.clear();
         lists.wire.clear();
         lists.highlight.clear();
         lists.lines.clear();
@@ -99,28 +68,63 @@ impl Renderer {
         let Some(gpu_scene) = self.scene.as_mut().filter(|s| s.mesh_count == scene.meshes.len()) else {
             return;
         };
-        let GpuScene { meshes, materials, image_variants, .. } = gpu_scene;
+        let GpuScene { meshes, materials, image_variants, sources, shared, own, .. } = gpu_scene;
         mark_subtree(scene, view.selected_node, &mut lists.selected);
         update_material_uniforms(&self.queue, scene, pose, materials);
 
-        // Placement slots: one per visible mesh.
-        let stride = self.draws.stride as usize;
-        self.draws.staging.clear();
-        let mut slot = 0u32;
-        for (mesh_index, (mesh, gpu_mesh)) in scene.meshes.iter().zip(meshes.iter_mut()).enumerate() {
-            let Some(gpu_mesh) = gpu_mesh else { continue };
+        // One placement per visible mesh, grouped by the buffers it draws from.
+        for (mesh_index, mesh) in scene.meshes.iter().enumerate() {
             if !mesh_visible(scene, pose, mesh) {
                 continue;
             }
-            let world_from_local = pose.mesh_world(scene, mesh_index);
-            let mirrored = glam::Mat3::from_mat4(world_from_local).determinant() < 0.0;
-            let placement = DrawUniforms::new(world_from_local);
-            self.draws.staging.extend_from_slice(bytemuck::bytes_of(&placement));
-            self.draws.staging.resize(slot as usize * stride + stride, 0);
-            resources::update_animated_buffers(&self.queue, mesh, pose, mesh_index, gpu_mesh, &mut lists.animation);
+            let geometry = instances::geometry_of(sources, shared, pose, mesh_index);
+            let ready = match geometry {
+                Geometry::Uploaded(m) => meshes.get(m as usize).is_some_and(Option::is_some),
+                // Made the first time this mesh moves; rewritten below while it moves.
+                Geometry::Moved(m) => match own.entry(m) {
+                    std::collections::hash_map::Entry::Occupied(_) => true,
+                    std::collections::hash_map::Entry::Vacant(slot) => {
+                        let default_material = materials.len().saturating_sub(1);
+                        upload_mesh(&self.device, mesh, default_material).map(|gpu| slot.insert(gpu)).is_some()
+                    }
+                },
+            };
+            if !ready {
+                continue;
+            }
+            let world = pose.mesh_world(scene, mesh_index);
+            let mirrored = glam::Mat3::from_mat4(world).determinant() < 0.0;
+            lists.placements.push(Placement { mesh: mesh_index as u32, geometry, mirrored, world });
+        }
+        instances::group(&mut lists.placements);
 
-            let mesh_u32 = mesh_index as u32;
-            for (sub_index, sub) in gpu_mesh.submeshes.iter().enumerate() {
+        self.draws.staging.clear();
+        for (instance, placement) in (0u32..).zip(&lists.placements) {
+            self.draws.staging.push(DrawUniforms::new(placement.world));
+            let mesh_index = placement.mesh as usize;
+            let Some(mesh) = scene.meshes.get(mesh_index) else { continue };
+            // Shared rest buffers are never rewritten; a mesh's own buffers follow its pose.
+            let animated = match placement.geometry {
+                Geometry::Uploaded(m) if m == placement.mesh && !shared.get(mesh_index).copied().unwrap_or(false) => {
+                    meshes.get_mut(mesh_index).and_then(Option::as_mut)
+                }
+                Geometry::Uploaded(_) => None,
+                Geometry::Moved(m) => own.get_mut(&m),
+            };
+            if let Some(gpu_mesh) = animated {
+                resources::update_animated_buffers(&self.queue, mesh, pose, mesh_index, gpu_mesh, &mut lists.animation);
+            }
+            if mesh.node.is_some_and(|n| lists.selected.get(n).copied().unwrap_or(false)) {
+                lists.highlight.push((placement.geometry, instance, 1));
+            }
+        }
+        let lookup = |geometry: Geometry| match geometry {
+            Geometry::Uploaded(m) => meshes.get(m as usize).and_then(Option::as_ref),
+            Geometry::Moved(m) => own.get(&m),
+        };
+        lists.surfaces.plan(&lists.placements, view_from_world, |geometry, mirrored, out| {
+            let Some(gpu_mesh) = lookup(geometry) else { return };
+            for (sub_index, sub) in (0u32..).zip(&gpu_mesh.submeshes) {
                 // The copy showing the image the material's cycle is at, if it cycles.
                 let shown = pose.material_images.get(sub.material).copied().flatten();
                 let drawn = shown.and_then(|image| image_variants.get(&(sub.material, image)).copied());
@@ -132,53 +136,44 @@ impl Renderer {
                 if material.uniforms.base_color[3] <= 0.0 {
                     continue;
                 }
-                let item = DrawItem {
-                    mesh: mesh_u32,
-                    submesh: sub_index as u32,
-                    slot,
+                out.push(SurfaceDraw {
+                    submesh: sub_index,
                     material: drawn as u32,
+                    pass: material.pass,
                     key: material.pipeline_key(mirrored),
-                };
-                match material.pass {
-                    DrawPass::Opaque => lists.opaque.push(item),
-                    DrawPass::CutOut => lists.cutout.push(item),
-                    DrawPass::Blend(_) => {
-                        let center_view =
-                            view_from_world.transform_point3(world_from_local.transform_point3(sub.center));
-                        lists.blended.push((BlendOrder::new(material, center_view.z), item));
-                    }
-                }
+                    draw_order: material.draw_order,
+                    center: sub.center,
+                });
             }
-            if view.overlays.wireframe {
-                lists.wire.push((mesh_u32, slot));
-            }
-            if mesh.node.is_some_and(|n| lists.selected.get(n).copied().unwrap_or(false)) {
-                lists.highlight.push((mesh_u32, slot));
-            }
-            slot += 1;
-        }
-        lists.blended.sort_by(|a, b| a.0.cmp(&b.0));
-        // Group opaque and cut-out draws by pipeline to save state changes.
-        lists.opaque.sort_by_key(|i| {
-            let plain = PipelineKey::Surface { pass: DrawPass::Opaque, cull: true, mirrored: false, depth_write: true };
-            (i.key == plain, i.material)
         });
-        lists.cutout.sort_by_key(|i| i.material);
+        if view.overlays.wireframe {
+            let runs = lists.placements.chunk_by(|a, b| a.geometry == b.geometry);
+            let mut first = 0u32;
+            for run in runs {
+                if let Some(head) = run.first() {
+                    lists.wire.push((head.geometry, first, run.len() as u32));
+                }
+                first += run.len() as u32;
+            }
+        }
 
-        if slot > self.draws.capacity {
+        let count = self.draws.staging.len() as u32;
+        if count > self.draws.capacity {
             let staging = std::mem::take(&mut self.draws.staging);
-            self.draws =
-                create_draw_slots(&self.device, &self.layouts.draw, self.draws.stride, slot.next_power_of_two());
+            self.draws = create_draw_slots(&self.device, count.next_power_of_two());
             self.draws.staging = staging;
         }
         if !self.draws.staging.is_empty() {
-            self.queue.write_buffer(&self.draws.buffer, 0, &self.draws.staging);
+            self.queue.write_buffer(&self.draws.buffer, 0, bytemuck::cast_slice(&self.draws.staging));
         }
 
         // Wireframe edges are built on first use and kept.
-        for &(mesh_index, _) in lists.wire.iter().chain(&lists.highlight) {
-            if let (Some(Some(gpu_mesh)), Some(mesh)) =
-                (meshes.get_mut(mesh_index as usize), scene.meshes.get(mesh_index as usize))
+        for &(geometry, _, _) in lists.wire.iter().chain(&lists.highlight) {
+            let (index, gpu_mesh) = match geometry {
+                Geometry::Uploaded(m) => (m, meshes.get_mut(m as usize).and_then(Option::as_mut)),
+                Geometry::Moved(m) => (m, own.get_mut(&m)),
+            };
+            if let (Some(gpu_mesh), Some(mesh)) = (gpu_mesh, scene.meshes.get(index as usize))
                 && gpu_mesh.edges.is_none()
             {
                 gpu_mesh.edges = Some(upload_edges(&self.device, mesh));
@@ -205,7 +200,7 @@ impl Renderer {
         // Pipelines used this frame that load_scene did not already compile.
         let mut keys: Vec<PipelineKey> = Vec::new();
         // Mirrored meshes' pipelines are compiled when one first appears.
-        for item in lists.opaque.iter().chain(&lists.cutout).chain(lists.blended.iter().map(|(_, item)| item)) {
+        for item in lists.surfaces.in_order() {
             if matches!(item.key, PipelineKey::Surface { mirrored: true, .. }) && !keys.contains(&item.key) {
                 keys.push(item.key);
             }
@@ -284,11 +279,15 @@ impl Renderer {
             }
             if let Some(gpu_scene) = &self.scene {
                 let lists = &self.lists;
-                let items = lists.opaque.iter().chain(&lists.cutout).chain(lists.blended.iter().map(|(_, item)| item));
+                let placements = &self.draws.buffer;
+                let instances = |first: u32, count: u32| {
+                    let size = size_of::<DrawUniforms>() as u64;
+                    placements.slice(u64::from(first) * size..u64::from(first + count) * size)
+                };
                 let mut bound: Option<PipelineKey> = None;
-                for item in items {
-                    let (Some(Some(mesh)), Some(material)) =
-                        (gpu_scene.meshes.get(item.mesh as usize), gpu_scene.materials.get(item.material as usize))
+                for item in lists.surfaces.in_order() {
+                    let (Some(mesh), Some(material)) =
+                        (gpu_scene.geometry(item.geometry), gpu_scene.materials.get(item.material as usize))
                     else {
                         continue;
                     };
@@ -298,26 +297,26 @@ impl Renderer {
                         pass.set_pipeline(pipeline);
                         bound = Some(item.key);
                     }
-                    pass.set_bind_group(1, &self.draws.bind_group, &[self.slot_offset(item.slot)]);
-                    pass.set_bind_group(2, &material.bind_group, &[]);
+                    pass.set_bind_group(1, &material.bind_group, &[]);
                     pass.set_vertex_buffer(0, mesh.vertices.slice(..));
                     pass.set_vertex_buffer(1, mesh.uvs.slice(..));
+                    pass.set_vertex_buffer(2, instances(item.first, item.count));
                     pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
-                    pass.draw_indexed(sub.indices.clone(), 0, 0..1);
+                    pass.draw_indexed(sub.indices.clone(), 0, 0..item.count);
                 }
                 for (key, list) in [(PipelineKey::Wire, &lists.wire), (PipelineKey::Highlight, &lists.highlight)] {
                     let Some(pipeline) = self.pipelines.get(&key).filter(|_| !list.is_empty()) else { continue };
                     pass.set_pipeline(pipeline);
-                    for &(mesh_index, slot) in list {
-                        let Some(Some(mesh)) = gpu_scene.meshes.get(mesh_index as usize) else { continue };
-                        let Some((edges, count)) = &mesh.edges else { continue };
-                        if *count == 0 {
+                    for &(geometry, first, count) in list {
+                        let Some(mesh) = gpu_scene.geometry(geometry) else { continue };
+                        let Some((edges, edge_count)) = &mesh.edges else { continue };
+                        if *edge_count == 0 {
                             continue;
                         }
-                        pass.set_bind_group(1, &self.draws.bind_group, &[self.slot_offset(slot)]);
                         pass.set_vertex_buffer(0, mesh.vertices.slice(..));
+                        pass.set_vertex_buffer(1, instances(first, count));
                         pass.set_index_buffer(edges.slice(..), wgpu::IndexFormat::Uint32);
-                        pass.draw_indexed(0..*count, 0, 0..1);
+                        pass.draw_indexed(0..*edge_count, 0, 0..count);
                     }
                 }
             }
@@ -339,10 +338,6 @@ impl Renderer {
             }
         }
         self.queue.submit([encoder.finish()]);
-    }
-
-    fn slot_offset(&self, slot: u32) -> wgpu::DynamicOffset {
-        (u64::from(slot) * self.draws.stride) as wgpu::DynamicOffset
     }
 }
 

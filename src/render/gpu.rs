@@ -24,7 +24,8 @@ pub struct FrameUniforms {
     pub view_from_world: [[f32; 4]; 4],
 }
 
-/// Per visible mesh: its placement (`Draw` in the shaders).
+/// Per visible mesh: its placement (`Draw` in the shaders), one entry of the per-instance
+/// vertex buffer ([`instance_layout`]).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
 pub struct DrawUniforms {
@@ -96,6 +97,11 @@ pub const POSITION_NORMAL_ATTRIBUTES: [wgpu::VertexAttribute; 2] =
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3];
 /// Both texture coordinate sets of a vertex: (u0, v0, u1, v1).
 pub const UV_ATTRIBUTES: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![2 => Float32x4];
+/// A placement's seven columns (`Draw` in mesh.wgsl): the world matrix, then the normal matrix.
+pub const INSTANCE_ATTRIBUTES: [wgpu::VertexAttribute; 7] = wgpu::vertex_attr_array![
+    3 => Float32x4, 4 => Float32x4, 5 => Float32x4, 6 => Float32x4,
+    7 => Float32x4, 8 => Float32x4, 9 => Float32x4
+];
 pub const LINE_ATTRIBUTES: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x4];
 
 pub fn position_normal_layout() -> wgpu::VertexBufferLayout<'static> {
@@ -111,6 +117,15 @@ pub fn uv_layout() -> wgpu::VertexBufferLayout<'static> {
         array_stride: size_of::<[f32; 4]>() as u64,
         step_mode: wgpu::VertexStepMode::Vertex,
         attributes: &UV_ATTRIBUTES,
+    }
+}
+
+/// One [`DrawUniforms`] per instance.
+pub fn instance_layout() -> wgpu::VertexBufferLayout<'static> {
+    wgpu::VertexBufferLayout {
+        array_stride: size_of::<DrawUniforms>() as u64,
+        step_mode: wgpu::VertexStepMode::Instance,
+        attributes: &INSTANCE_ATTRIBUTES,
     }
 }
 

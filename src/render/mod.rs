@@ -24,7 +24,18 @@
 //! material bind groups, all uploaded once by [`Renderer::load_scene`]. Each frame,
 //! [`Renderer::prepare`] writes the camera, one placement (world and normal matrix) per visible
 //! mesh, and positions/normals or UVs only for the meshes whose pose animates them; static
-//! meshes are never re-uploaded. This file holds the long-lived part (types, construction,
+//! meshes are never re-uploaded.
+//!
+//! # Instancing
+//! A mesh that repeats another's geometry ([`Scene::geometry_source`]: a park item placed many
+//! times) has no buffers of its own: the source's are uploaded once. Placements are a
+//! per-instance vertex buffer, and each frame the visible placements are grouped by the buffers
+//! they draw from (and by whether their matrix mirrors), so all the unmoved copies of one
+//! geometry draw each submesh in one instanced call. A copy whose pose moves its vertices or
+//! UVs gets buffers of its own on first movement and draws alone. Blended (see-through
+//! gradient) submeshes stay one draw per placement, each sorted back to front by its own
+//! centre, so copies overlapping one another still blend in order; opaque and cut-out ones
+//! write depth and need no order. This file holds the long-lived part (types, construction,
 //! scene upload); the private `frame` module holds the per-frame part (prepare and the render
 //! pass).
 //!
@@ -46,6 +57,7 @@ pub mod animated;
 pub mod camera;
 mod frame;
 pub mod gpu;
+mod instances;
 pub mod label;
 pub mod offscreen;
 pub mod overlays;
@@ -62,7 +74,7 @@ use wgpu::util::DeviceExt;
 
 pub use camera::Camera;
 use frame::FrameLists;
-use gpu::{DrawUniforms, FrameUniforms, MaterialUniforms};
+use gpu::{FrameUniforms, MaterialUniforms};
 use pipelines::{Layouts, PipelineKey, Shaders};
 use resources::{
     DrawSlots, GpuMaterial, GpuMesh, GpuScene, GpuTexture, Targets, create_draw_slots, create_targets, upload_mesh,
@@ -306,9 +318,7 @@ impl Renderer {
             layout: &frame_layout,
             entries: &[wgpu::BindGroupEntry { binding: 0, resource: frame_buffer.as_entire_binding() }],
         });
-        let stride = (size_of::<DrawUniforms>() as u64)
-            .next_multiple_of(u64::from(device.limits().min_uniform_buffer_offset_alignment.max(1)));
-        let draws = create_draw_slots(device, &layouts.draw, stride, 16);
+        let draws = create_draw_slots(device, 16);
         let fallback = upload_texture(device, queue, "fallback tile", &textures::fallback_tile());
         let white = upload_texture(device, queue, "white", &RgbaImage::from_pixel(1, 1, image::Rgba([255; 4])));
         let targets = create_targets(device, [1, 1], sample_count);
@@ -478,9 +488,29 @@ impl Renderer {
         let image_variants =
             variants.iter().enumerate().map(|(k, (m, image, _))| ((*m, *image), scene.materials.len() + k)).collect();
 
-        let meshes: Vec<Option<GpuMesh>> =
-            scene.meshes.iter().map(|mesh| upload_mesh(&self.device, mesh, default_material)).collect();
-        report.meshes = meshes.iter().flatten().count();
+        // Copies draw from their source's buffers: upload each geometry once.
+        let sources = resources::geometry_sources(scene);
+        let mut shared = vec![false; scene.meshes.len()];
+        for (mesh, &source) in sources.iter().enumerate() {
+            if source as usize != mesh {
+                shared[mesh] = true;
+                if let Some(flag) = shared.get_mut(source as usize) {
+                    *flag = true;
+                }
+            }
+        }
+        let meshes: Vec<Option<GpuMesh>> = scene
+            .meshes
+            .iter()
+            .zip(&sources)
+            .enumerate()
+            .map(
+                |(index, (mesh, &source))| {
+                    if source as usize == index { upload_mesh(&self.device, mesh, default_material) } else { None }
+                },
+            )
+            .collect();
+        report.meshes = scene.meshes.iter().filter(|m| m.vertex_count() > 0 && !m.triangles.is_empty()).count();
         report.vertices = scene.meshes.iter().map(Mesh::vertex_count).sum();
         report.triangles = scene.meshes.iter().map(|m| m.triangles.len()).sum();
 
@@ -493,6 +523,9 @@ impl Renderer {
         self.scene = Some(GpuScene {
             mesh_count: scene.meshes.len(),
             meshes,
+            sources,
+            shared,
+            own: HashMap::new(),
             materials,
             image_variants,
             bounds,

@@ -4,6 +4,8 @@
 //! - Surfaces: opaque and cut-out passes write depth; blended passes test depth without
 //!   writing it. Cut-outs use alpha-to-coverage under MSAA, an alpha test otherwise. Back faces
 //!   are culled unless the material is two-sided.
+//! - Every surface and wireframe draw is instanced: its placements (world and normal matrix)
+//!   are a per-instance vertex buffer, so all unmoved copies of one geometry draw at once.
 //! - Wireframe lines reuse a mesh's own vertex buffer with an edge index buffer; the selected
 //!   node's edges are drawn on top of everything.
 //! - Overlay lines are world-space line lists; the ground grid is drawn before the surfaces,
@@ -13,7 +15,7 @@
 
 use std::num::NonZeroU64;
 
-use super::gpu::{self, DrawUniforms, FrameUniforms, MaterialUniforms};
+use super::gpu::{self, FrameUniforms, MaterialUniforms};
 use super::{BlendKind, COLOR_FORMAT, DEPTH_FORMAT, DrawPass};
 
 /// The two shader modules, compiled once per renderer.
@@ -42,7 +44,6 @@ pub(super) enum PipelineKey {
 }
 
 pub(super) struct Layouts {
-    pub(super) draw: wgpu::BindGroupLayout,
     pub(super) material: wgpu::BindGroupLayout,
     pub(super) surface: wgpu::PipelineLayout,
     pub(super) wire: wgpu::PipelineLayout,
@@ -77,10 +78,6 @@ pub(super) fn create_layouts(device: &wgpu::Device) -> (wgpu::BindGroupLayout, L
             false,
             size_of::<FrameUniforms>(),
         )],
-    });
-    let draw_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("mdview draw"),
-        entries: &[uniform_entry(0, wgpu::ShaderStages::VERTEX, true, size_of::<DrawUniforms>())],
     });
     let material_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("mdview material"),
@@ -128,10 +125,11 @@ pub(super) fn create_layouts(device: &wgpu::Device) -> (wgpu::BindGroupLayout, L
             immediate_size: 0,
         })
     };
-    let surface = pipeline_layout("mdview surface", &[Some(&frame_layout), Some(&draw_layout), Some(&material_layout)]);
-    let wire = pipeline_layout("mdview wire", &[Some(&frame_layout), Some(&draw_layout)]);
+    let surface = pipeline_layout("mdview surface", &[Some(&frame_layout), Some(&material_layout)]);
+    // Wireframes read only the frame and their placements (an instance buffer).
+    let wire = pipeline_layout("mdview wire", &[Some(&frame_layout)]);
     let lines = pipeline_layout("mdview lines", &[Some(&frame_layout)]);
-    let layouts = Layouts { draw: draw_layout, material: material_layout, surface, wire, lines };
+    let layouts = Layouts { material: material_layout, surface, wire, lines };
     (frame_layout, layouts)
 }
 
@@ -158,8 +156,9 @@ pub(super) fn create_pipeline(
         PipelineKey::Highlight => (&layouts.wire, &shaders.mesh, "vs_wire", "fs_highlight"),
         PipelineKey::GridLines | PipelineKey::Lines => (&layouts.lines, &shaders.lines, "vs_line", "fs_line"),
     };
-    let surface_buffers = [Some(gpu::position_normal_layout()), Some(gpu::uv_layout())];
-    let wire_buffers = [Some(gpu::position_normal_layout())];
+    // The placements come last, one per instance.
+    let surface_buffers = [Some(gpu::position_normal_layout()), Some(gpu::uv_layout()), Some(gpu::instance_layout())];
+    let wire_buffers = [Some(gpu::position_normal_layout()), Some(gpu::instance_layout())];
     let line_buffers = [Some(gpu::line_layout())];
     let (buffers, topology, cull_mode): (&[Option<wgpu::VertexBufferLayout>], _, _) = match key {
         PipelineKey::Surface { cull, .. } => {

@@ -1,8 +1,11 @@
 //! GPU resources: each model's buffers, textures and material bind groups (uploaded once), the
-//! render targets, the per-frame placement slots, and the writes that keep animated meshes'
-//! vertex buffers in step with the pose.
-
-use std::num::NonZeroU64;
+//! render targets, the per-frame placements (an instance buffer), and the writes that keep
+//! animated meshes' vertex buffers in step with the pose.
+//!
+//! Meshes that repeat another's geometry ([`crate::scene::Scene::geometry_source`], a park's
+//! repeated items) share its buffers: only the source is uploaded, and is never rewritten. A
+//! copy (or copied source) whose vertices the pose moves gets buffers of its own the first
+//! time it moves, rewritten while it moves.
 
 use glam::Vec3;
 use image::RgbaImage;
@@ -10,8 +13,8 @@ use wgpu::util::DeviceExt;
 
 use super::gpu::{DrawUniforms, MaterialUniforms, PositionNormal};
 use super::{COLOR_FORMAT, DEPTH_FORMAT, DrawPass, overlays, textures};
-use crate::scene::Mesh;
 use crate::scene::anim::Pose;
+use crate::scene::{Mesh, Scene};
 
 /// Reused buffers for animated vertex data, so steady-state frames allocate nothing.
 #[derive(Default)]
@@ -76,8 +79,16 @@ pub(super) struct GpuMesh {
 
 pub(super) struct GpuScene {
     pub(super) mesh_count: usize,
-    /// Per scene mesh; `None` for meshes with nothing to draw.
+    /// Per scene mesh; `None` for meshes with nothing to draw and for copies (which draw from
+    /// their source's buffers).
     pub(super) meshes: Vec<Option<GpuMesh>>,
+    /// Per scene mesh: the mesh whose buffers hold its rest geometry (itself unless a copy).
+    pub(super) sources: Vec<u32>,
+    /// Per scene mesh: its geometry is shared (a copy, or the source of one), so its buffers
+    /// hold rest data for every sharer and are never rewritten.
+    pub(super) shared: Vec<bool>,
+    /// Buffers of their own for shared meshes the pose has moved, made on first movement.
+    pub(super) own: std::collections::HashMap<u32, GpuMesh>,
     pub(super) materials: Vec<GpuMaterial>,
     /// `(material, image)` to the copy of that material drawn while its image cycle shows that
     /// image ([`crate::scene::ImageCycle`]); the copies follow the scene's materials.
@@ -86,6 +97,16 @@ pub(super) struct GpuScene {
     pub(super) bounds: crate::scene::Aabb,
     pub(super) radius: f32,
     pub(super) _textures: Vec<GpuTexture>,
+}
+
+impl GpuScene {
+    /// The buffers a placement draws from.
+    pub(super) fn geometry(&self, geometry: super::instances::Geometry) -> Option<&GpuMesh> {
+        match geometry {
+            super::instances::Geometry::Uploaded(m) => self.meshes.get(m as usize).and_then(Option::as_ref),
+            super::instances::Geometry::Moved(m) => self.own.get(&m),
+        }
+    }
 }
 
 /// The offscreen attachments [`Renderer::draw`] renders into.
@@ -97,13 +118,28 @@ pub(super) struct Targets {
     pub(super) depth_view: wgpu::TextureView,
 }
 
-/// The per-visible-mesh placement slots, one dynamic-offset uniform buffer.
+/// The per-visible-mesh placements, a per-instance vertex buffer ([`super::gpu::instance_layout`]);
+/// the placements of one geometry's unmoved copies are contiguous, so one draw covers them.
 pub(super) struct DrawSlots {
     pub(super) buffer: wgpu::Buffer,
-    pub(super) bind_group: wgpu::BindGroup,
-    pub(super) stride: u64,
     pub(super) capacity: u32,
-    pub(super) staging: Vec<u8>,
+    pub(super) staging: Vec<DrawUniforms>,
+}
+
+/// Per scene mesh, the mesh whose geometry it shares: [`Scene::geometry_source`] where that
+/// source is a real earlier mesh that is no copy itself and has the same vertex and triangle
+/// counts, else the mesh itself (so a malformed copy list costs memory, never a wrong draw).
+pub(super) fn geometry_sources(scene: &Scene) -> Vec<u32> {
+    (0..scene.meshes.len())
+        .map(|m| {
+            let source = scene.geometry_source(m);
+            let same_shape = |a: &Mesh, b: &Mesh| a.vertex_count() == b.vertex_count() && a.triangles == b.triangles;
+            let usable = source < m
+                && scene.geometry_source(source) == source
+                && scene.meshes.get(source).zip(scene.meshes.get(m)).is_some_and(|(a, b)| same_shape(a, b));
+            if usable { source as u32 } else { m as u32 }
+        })
+        .collect()
 }
 
 /// Writes animated positions and UVs for meshes the pose animates, and puts the rest data back
@@ -341,32 +377,15 @@ pub(super) fn create_targets(device: &wgpu::Device, size: [u32; 2], sample_count
     }
 }
 
-pub(super) fn create_draw_slots(
-    device: &wgpu::Device,
-    layout: &wgpu::BindGroupLayout,
-    stride: u64,
-    capacity: u32,
-) -> DrawSlots {
+pub(super) fn create_draw_slots(device: &wgpu::Device, capacity: u32) -> DrawSlots {
     let capacity = capacity.max(1);
     let buffer = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("mdview placements"),
-        size: stride * u64::from(capacity),
-        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        size: size_of::<DrawUniforms>() as u64 * u64::from(capacity),
+        usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("mdview placements"),
-        layout,
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: &buffer,
-                offset: 0,
-                size: NonZeroU64::new(size_of::<DrawUniforms>() as u64),
-            }),
-        }],
-    });
-    DrawSlots { buffer, bind_group, stride, capacity, staging: Vec::new() }
+    DrawSlots { buffer, capacity, staging: Vec::new() }
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! - [`wct`]: Theme Park World `.wct` textures.
 //! - [`park`]: Theme Park World park saves and the install around them.
 //! - [`park_ground`]: a theme's ground for that install: `terrain.wad` and `queue.wad`.
+//! - [`park_synthetic`]: a large synthetic park (hundreds of placements) for benchmarks.
 //! - [`quake2`]: Quake II `.md2`.
 //! - [`md3`]: Quake III `.md3`.
 //! - [`mdr`]: Quake III `.mdr`, and the demo arm.
@@ -17,6 +18,7 @@ pub mod mdl;
 pub mod mdr;
 pub mod park;
 pub mod park_ground;
+pub mod park_synthetic;
 pub mod quake2;
 pub mod tpw;
 pub mod wad;
