@@ -1,5 +1,7 @@
-//! The document: the binary buffer with its views and accessors, the finished JSON (with the
-//! pointer channels gltf-json cannot express), and writing it as `.glb` or `.gltf` + `.bin`.
+//! The document: the [`Writer`] every part of the pipeline writes into (the JSON root, the
+//! binary buffer with its views and accessors, the notes and the extensions used), the finished
+//! JSON (with the pointer channels gltf-json cannot express), and writing it as `.glb` or
+//! `.gltf` + `.bin`.
 
 use std::path::Path;
 
