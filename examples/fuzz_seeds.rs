@@ -60,6 +60,7 @@ fn main() -> std::io::Result<()> {
             "peeps".into(),
             b"PeepTypes[0].PreferredExcitement.StartingCash\t80 300 # x\nInfo.Name \"A # B\"\n".to_vec(),
         ));
+        seeds.push(("tct", "fixture".into(), mdview::writers::park_ground::fixture_tct().into_bytes()));
     }
     seeds.push(("mdr", "arm".into(), mdview::writers::mdr::arm(false).to_bytes()));
     seeds.push(("mdr", "arm_compressed".into(), mdview::writers::mdr::arm(true).to_bytes()));

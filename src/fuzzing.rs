@@ -102,6 +102,7 @@ pub const TARGETS: &[Target] = &[
     Target { name: "wct", run: wct_texture },
     Target { name: "park_save", run: park_save },
     Target { name: "sam", run: sam_text },
+    Target { name: "tct", run: tct_text },
 ];
 
 /// A TPW mesh file (or an animation file on its own).
@@ -242,7 +243,8 @@ pub fn wct_texture(data: &[u8]) {
 
 /// A park save, or (without the container's magic) the inflated payload alone, so that the
 /// fuzzer reaches the module walk without making zlib streams; read with the fixture install's
-/// channel counts, assembled into a park and summarised as `info` prints it.
+/// channel counts, assembled into a park, summarised as `info` prints it, and built into a
+/// scene that must validate and pose.
 pub fn park_save(data: &[u8]) {
     use crate::formats::park;
     static CATALOGUE: std::sync::OnceLock<park::Catalogue> = std::sync::OnceLock::new();
@@ -251,7 +253,14 @@ pub fn park_save(data: &[u8]) {
     let save =
         if park::is_save(data) { park::read_save_with(data, &counts) } else { park::read_payload(data, &counts) };
     if let Ok(save) = save {
-        let _ = crate::info::ParkSummary::of(&park::Park::assemble(save, catalogue, None)).to_text();
+        let assembled = park::Park::assemble(save, catalogue, None);
+        let _ = crate::info::ParkSummary::of(&assembled).to_text();
+        // Built into a scene (no install: a placeholder ground and boxes), which must be sound.
+        let mut scene = park::park_scene(&assembled);
+        if let Err(violation) = scene.validate() {
+            panic!("park scene unsound: {} {}", violation.location, violation.problem);
+        }
+        let _ = crate::scene::anim::Pose::at(&scene, None, 0.5);
     }
 }
 
@@ -265,6 +274,17 @@ pub fn sam_text(data: &[u8]) {
         let _ = parse_shape(block);
     }
     let _ = entry_from_sam(&item, &category, "jungle", ItemKind::Ride, "item.wad".into(), "item");
+}
+
+/// A theme's `.tct` text: parsed, every PathTex row looked up and named as its `.wct`.
+pub fn tct_text(data: &[u8]) {
+    use crate::formats::park::ground::tct::{PATH_SECTION, TextureTable, wct_name};
+    let table = TextureTable::parse(data);
+    for index in 0..32 {
+        if let Some(name) = table.row(PATH_SECTION, index) {
+            let _ = wct_name(name);
+        }
+    }
 }
 
 /// What a user's open does with a decoded file: validate the scene (as `formats::open_with`

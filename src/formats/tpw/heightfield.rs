@@ -251,3 +251,55 @@ fn read_grid(r: &Reader) -> DecodeResult<Option<Grid>> {
     .to_vec();
     Ok(Some(Grid { across, down, cell: Vec2::new(cell_x, cell_y), heights, raw, mismatch }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::writers::tpw::{HeightfieldSpec, MeshFile, MeshSpec, TextureSpec};
+
+    fn terrain(cells: Vec<[u16; 2]>) -> Vec<u8> {
+        MeshFile {
+            textures: vec![TextureSpec::opaque("zero.tga"), TextureSpec::opaque("grass.tga")],
+            meshes: vec![MeshSpec { name: "heightfield".into(), flags: 0x2, ..MeshSpec::default() }],
+            heightfield: Some(HeightfieldSpec {
+                cell: [10.0, 10.0],
+                across: 2,
+                down: 1,
+                low: 0.0,
+                high: 5.0,
+                heights: vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0],
+                cells,
+            }),
+            ..MeshFile::default()
+        }
+        .to_bytes()
+    }
+
+    #[test]
+    fn cell_records_and_names_read_beside_the_grid() {
+        let field = read_heightfield(&terrain(vec![[0x48, 1], [0x1, 0]])).unwrap().unwrap();
+        assert_eq!((field.across, field.down), (2, 1));
+        assert_eq!(field.cell(0, 0), Some(CellRecord { flags: 0x48, texture: 1 }));
+        assert_eq!(field.cell(1, 0), Some(CellRecord { flags: 0x1, texture: 0 }));
+        assert_eq!(field.cell(2, 0), None);
+        assert_eq!(field.vertex_height(2, 1), Some(5.0));
+        assert_eq!(field.vertex_height(3, 0), None);
+        assert_eq!(field.texture_names, vec![Some("zero.tga".to_string()), Some("grass.tga".to_string())]);
+        assert!(field.warnings.is_empty(), "{:?}", field.warnings);
+        // The plain model open still fills the empty mesh with the grid, found again by its field.
+        let scene = crate::formats::tpw::decode(&terrain(Vec::new())).unwrap();
+        let mesh = heightfield_mesh(&scene).expect("the filled mesh");
+        assert_eq!(scene.meshes[mesh].source_positions.len(), 6);
+    }
+
+    #[test]
+    fn records_past_the_end_are_a_warning_not_an_error() {
+        let mut bytes = terrain(vec![[0, 1], [0, 1]]);
+        let header = u32::from_le_bytes(bytes[HDR_HEIGHTFIELD as usize..][..4].try_into().unwrap()) as usize;
+        let at = header + HF_CELLS as usize;
+        bytes[at..at + 4].copy_from_slice(&(u32::MAX - 2).to_le_bytes());
+        let field = read_heightfield(&bytes).unwrap().unwrap();
+        assert!(field.cells.is_empty() && field.warnings.iter().any(|w| w.contains("cell records unreadable")));
+        assert_eq!(field.heights.len(), 6);
+    }
+}

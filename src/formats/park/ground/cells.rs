@@ -25,14 +25,14 @@ pub const CELL_NOT_DRAWN: u16 = 0x1;
 pub const CELL_HALF_COLOUR: u16 = 0x0400;
 
 /// One quarter turn of the ring: each corner takes the texture corner its predecessor had.
-fn quarter(c: [usize; 4]) -> [usize; 4] {
+fn quarter(c: [Vec2; 4]) -> [Vec2; 4] {
     [c[3], c[0], c[1], c[2]]
 }
 
 /// The texture corner of each cell corner for a cell record's flags, and whether the turn field
 /// holds no turn or a single one (any other value is drawn unturned).
 pub fn cell_corner_uvs(flags: u16) -> ([Vec2; 4], bool) {
-    let mut c = [0, 1, 2, 3];
+    let mut c = CORNER_UVS;
     if flags & CELL_MIRROR != 0 {
         c.swap(1, 3);
     }
@@ -43,18 +43,18 @@ pub fn cell_corner_uvs(flags: u16) -> ([Vec2; 4], bool) {
         CELL_THREE_QUARTERS => (quarter(quarter(quarter(c))), true),
         _ => (c, false),
     };
-    (turned.map(|i| CORNER_UVS[i]), known)
+    (turned, known)
 }
 
 /// The texture corner of each corner of a path tile stored at `angle_degrees`: one quarter
 /// turn of the same ring per 90°, the same way as the cell record's 0x08 (OpenTPW's reading,
 /// checked there against straight paths running east–west and north–south).
 pub fn path_corner_uvs(angle_degrees: u32) -> [Vec2; 4] {
-    let mut c = [0, 1, 2, 3];
+    let mut c = CORNER_UVS;
     for _ in 0..(angle_degrees / 90) % 4 {
         c = quarter(c);
     }
-    c.map(|i| CORNER_UVS[i])
+    c
 }
 
 #[cfg(test)]

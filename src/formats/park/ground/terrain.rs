@@ -138,8 +138,10 @@ pub(super) fn texture_cells(
     let (mut positions, mut uvs, mut normals, mut triangles, mut submeshes) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut images = ImageLookup::default();
+    // The plain model's one untextured material becomes the first texture's, so none is left unused.
+    let mut reuse = scene.meshes.get(mesh_index).and_then(|m| m.submeshes.first()).and_then(|s| s.material);
     for ((texture, half), cells) in &groups {
-        let material = ground_material(scene, field, *texture, *half, textures, &mut images, warnings);
+        let material = ground_material(scene, field, (*texture, *half), textures, &mut images, &mut reuse, warnings);
         let (first_triangle, vertex_start) = (triangles.len() as u32, positions.len() as u32);
         for &[x, y] in cells {
             let base = positions.len() as u32;
@@ -206,13 +208,14 @@ impl ImageLookup {
     }
 }
 
+/// The material of one (texture index, half colour) group, written over `reuse` when given.
 fn ground_material(
     scene: &mut Scene,
     field: &Heightfield,
-    texture: u16,
-    half: bool,
+    (texture, half): (u16, bool),
     folder: &Path,
     images: &mut ImageLookup,
+    reuse: &mut Option<usize>,
     warnings: &mut Vec<String>,
 ) -> usize {
     let name = field.texture_names.get(usize::from(texture)).cloned().flatten();
@@ -227,6 +230,12 @@ fn ground_material(
     }
     if half {
         material.base_color = Vec4::new(0.5, 0.5, 0.5, 1.0);
+    }
+    if let Some(index) = reuse.take()
+        && let Some(slot) = scene.materials.get_mut(index)
+    {
+        *slot = material;
+        return index;
     }
     scene.materials.push(material);
     scene.materials.len() - 1
