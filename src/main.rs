@@ -56,6 +56,18 @@ struct ViewerArgs {
     /// When a scripted run exits, write the folder tree as the window has it (JSON).
     #[arg(long, value_name = "JSON")]
     dump_tree: Option<PathBuf>,
+    #[command(flatten)]
+    park: ParkArgs,
+    /// Select a park's item by name once it is open (`"monkey #20"`; a fragment will do).
+    #[arg(long, value_name = "NAME")]
+    select: Option<String>,
+    /// Frame the selected item once it is open (with --select).
+    #[arg(long)]
+    frame_selected: bool,
+    /// When a scripted run exits, write what the view shows as JSON (parts, selection,
+    /// camera, clock).
+    #[arg(long, value_name = "JSON")]
+    dump_view: Option<PathBuf>,
 }
 
 fn parse_size(s: &str) -> Result<[u32; 2], String> {
@@ -493,6 +505,10 @@ fn run_viewer(path: Option<&Path>, args: &ViewerArgs) -> Result<()> {
         sheet: args.sheet_view,
         filter: args.filter.clone(),
         dump_tree: args.dump_tree.clone(),
+        install: args.park.install.clone(),
+        select: args.select.clone(),
+        frame_selected: args.frame_selected,
+        dump_view: args.dump_view.clone(),
     })
 }
 

@@ -325,3 +325,114 @@ fn a_nested_folder_opens_as_a_tree_that_pagedown_and_the_filter_follow() {
     assert_eq!(strings(&tree["visible"]), ["creature/rabbit/rabbit.md2", "creature/wolf/wolf.md2"]);
     assert_eq!(strings(&tree["entries"]).len(), 4, "the filter hides, the tree keeps every model");
 }
+
+/// What the window showed when the scripted run exited (`--dump-view`).
+fn dumped_view(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).expect("view dumped")).expect("view JSON")
+}
+
+fn vec3(value: &serde_json::Value) -> [f32; 3] {
+    serde_json::from_value(value.clone()).expect("three numbers")
+}
+
+/// A park save beside its install, as the park writers make them (`tests/park_scene.rs`);
+/// returns the install's folder and the save.
+fn written_park(name: &str) -> (PathBuf, PathBuf) {
+    use mdview::writers::park::{fixture_install, fixture_save, write_install, write_save};
+    let root = common::temp_dir(name);
+    write_install(&root, &fixture_install()).expect("install written");
+    let save = root.join("data/levels/jungle/park.TPWS");
+    std::fs::write(&save, write_save(&fixture_save())).expect("save written");
+    (root, save)
+}
+
+#[test]
+fn a_park_opens_with_its_items_listed_and_one_selected_and_framed() {
+    if !xvfb_available() {
+        return;
+    }
+    let (_, save) = written_park("window-park");
+    let config = common::temp_dir("window-park-run");
+    let view_json = config.join("view.json");
+    let png = config.join("window.png");
+    let args = [
+        save.to_string_lossy().into_owned(),
+        "--select".into(),
+        "monkey #20".into(),
+        "--frame-selected".into(),
+        "--dump-view".into(),
+        view_json.to_string_lossy().into_owned(),
+        "--screenshot".into(),
+        png.to_string_lossy().into_owned(),
+        "--screenshot-after-frames".into(),
+        "20".into(),
+        "--exit".into(),
+    ];
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run_viewer(&args, &config, Duration::from_secs(180));
+    let view = dumped_view(&view_json);
+    assert_eq!(view["format"], "Theme Park World park", "{view}");
+    let names: Vec<String> = view["parts"].as_array().expect("parts").iter().map(|p| p["name"].to_string()).collect();
+    assert!(names.len() >= 8 && names.iter().any(|n| n == "\"monkey #20\""), "{names:?}");
+    assert!(view["layers"].as_u64().unwrap_or(0) > 0, "the items' clips play as layers: {view}");
+    assert_eq!(view["inspector_tab"], "Park");
+    assert_eq!(view["selected_part"], "monkey #20");
+    // The monkey is a 4 × 4-cell plate at cell (40, 30): x 400..440, z 300..340.
+    let (min, max) = (vec3(&view["selected_bounds"]["min"]), vec3(&view["selected_bounds"]["max"]));
+    assert!((min[0] - 400.0).abs() < 1.0 && (max[2] - 340.0).abs() < 1.0, "{min:?} {max:?}");
+    // Framed on it: the camera looks at its middle from about its size away, far closer than
+    // the whole park (which reaches from cell 0 to cell 70) would need.
+    let target = vec3(&view["camera"]["target"]);
+    let middle = [(min[0] + max[0]) / 2.0, (min[1] + max[1]) / 2.0, (min[2] + max[2]) / 2.0];
+    assert!((0..3).all(|k| (target[k] - middle[k]).abs() < 1.0), "target {target:?}, middle {middle:?}");
+    let distance = view["camera"]["distance"].as_f64().expect("distance") as f32;
+    let (park_min, park_max) = (vec3(&view["scene_bounds"]["min"]), vec3(&view["scene_bounds"]["max"]));
+    let park_size = (0..3).map(|k| (park_max[k] - park_min[k]).powi(2)).sum::<f32>().sqrt();
+    assert!(distance > 20.0 && distance < park_size * 0.5, "distance {distance}, park {park_size}");
+    // The window: the Park tab's list on the right, the framed plate filling the viewport.
+    let image = image::open(&png).expect("screenshot written").to_rgba8();
+    assert_panel_with_text(&image, 1000, WIDTH, "park panel");
+    assert_model_drawn(&image);
+}
+
+#[test]
+fn a_park_takes_its_items_from_the_install_given_or_remembered() {
+    if !xvfb_available() {
+        return;
+    }
+    let (root, written) = written_park("window-park-install");
+    // The save alone, away from its install: the items are named by id, with a warning (and a
+    // scripted run never stops for the install dialog).
+    let alone = common::temp_dir("window-park-alone");
+    let save = alone.join("park.TPWS");
+    std::fs::copy(&written, &save).expect("save copied");
+    let save_arg = save.to_string_lossy().into_owned();
+    let run = |extra: &[&str], config: &Path| {
+        let view_json = config.join("view.json");
+        let view_arg = view_json.to_string_lossy().into_owned();
+        let mut args = vec![save_arg.as_str(), "--bench-steps", "0", "--exit", "--dump-view", view_arg.as_str()];
+        args.extend_from_slice(extra);
+        run_viewer(&args, config, Duration::from_secs(180));
+        dumped_view(&view_json)
+    };
+    let names = |view: &serde_json::Value| -> Vec<String> {
+        view["parts"].as_array().expect("parts").iter().filter_map(|p| p["name"].as_str().map(String::from)).collect()
+    };
+    let no_install = |view: &serde_json::Value| {
+        view["warnings"].as_array().expect("warnings").iter().any(|w| w.as_str().unwrap_or("").contains("no install"))
+    };
+    let view = run(&[], &common::temp_dir("window-park-alone-run"));
+    assert!(no_install(&view), "{view}");
+    assert!(!names(&view).iter().any(|n| n == "monkey #20"), "{:?}", names(&view));
+    // `--install DIR` finds them.
+    let root_arg = root.to_string_lossy().into_owned();
+    let view = run(&["--install", &root_arg], &common::temp_dir("window-park-given-run"));
+    assert!(!no_install(&view), "{view}");
+    assert!(names(&view).iter().any(|n| n == "monkey #20"), "{:?}", names(&view));
+    // So does the install the viewer remembers in its settings.
+    let config = common::temp_dir("window-park-remembered-run");
+    let settings = serde_json::json!({ "files": [], "folders": [], "install": root });
+    std::fs::write(config.join("recent.json"), settings.to_string()).expect("settings written");
+    let view = run(&[], &config);
+    assert!(names(&view).iter().any(|n| n == "monkey #20"), "{:?}", names(&view));
+}

@@ -156,6 +156,8 @@ impl App {
                         self.viewer.frame_on(bounds, false);
                     }
                 }
+                Action::FramePart(part) => self.frame_part(part),
+                Action::PickInstall => self.pick_install(),
                 Action::ResetCamera => {
                     // As on opening: the angles of a fresh view, framed on what a playing clip sweeps.
                     let bounds = self.viewer.session.doc.as_ref().map(clip_bounds);

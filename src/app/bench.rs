@@ -66,6 +66,7 @@ impl App {
                 self.bench_left = None;
                 if self.options.exit {
                     Self::dump_tree(&self.options, &self.viewer.session);
+                    self.dump_view();
                     event_loop.exit();
                 }
             }

@@ -25,12 +25,33 @@ pub struct Request {
     pub picks: Vec<Pick>,
     /// The same model again with other picks: the viewer keeps its camera, clip and time.
     pub reopen: bool,
+    /// Where a park save's items are found.
+    pub installs: Installs,
+}
+
+/// The installs a park save may take its items from, by precedence: the one named on the
+/// command line, then the one found above the save, then the one the viewer remembers.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Installs {
+    pub explicit: Option<PathBuf>,
+    pub remembered: Option<PathBuf>,
+}
+
+impl Installs {
+    /// The install to open the save at `path` with; `None` lets the park find its own (the
+    /// folder above it holding `data/levels/`) or go without.
+    pub fn for_save(&self, path: &std::path::Path) -> Option<PathBuf> {
+        self.explicit.clone().or_else(|| match crate::formats::park::find_install(path) {
+            Some(_) => None,
+            None => self.remembered.clone(),
+        })
+    }
 }
 
 impl Request {
     /// A plain open of `path`.
     pub fn new(id: u64, path: PathBuf, requested_at: Instant) -> Request {
-        Request { id, path, requested_at, picks: Vec::new(), reopen: false }
+        Request { id, path, requested_at, picks: Vec::new(), reopen: false, installs: Installs::default() }
     }
 }
 
@@ -48,6 +69,8 @@ pub struct Loaded {
 
 /// The handle the UI keeps: send requests, poll results.
 pub struct Loader {
+    /// Given to every request from now on.
+    pub installs: Installs,
     requests: Sender<Request>,
     results: Receiver<Loaded>,
     next_id: u64,
@@ -83,7 +106,7 @@ impl Loader {
         if let Err(e) = spawned {
             log::error!("could not start the loader thread: {e}");
         }
-        Loader { requests, results, next_id: 1 }
+        Loader { installs: Installs::default(), requests, results, next_id: 1 }
     }
 
     /// Queues `path`; returns the request id (the newest id wins).
@@ -95,7 +118,8 @@ impl Loader {
     pub fn request_with(&mut self, path: PathBuf, requested_at: Instant, picks: Vec<Pick>, reopen: bool) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
-        if self.requests.send(Request { id, path, requested_at, picks, reopen }).is_err() {
+        let installs = self.installs.clone();
+        if self.requests.send(Request { id, path, requested_at, picks, reopen, installs }).is_err() {
             log::error!("the loader thread has stopped");
         }
         id
@@ -112,6 +136,17 @@ impl Loader {
     }
 }
 
+/// Opens `path` as [`formats::open_with`] does; a park save with the install `installs` gives.
+fn open(path: &std::path::Path, picks: &[Pick], installs: &Installs) -> Result<Scene, formats::OpenError> {
+    if installs.explicit.is_some() || installs.remembered.is_some() {
+        let is_save = formats::vfs::read(path).is_ok_and(|bytes| formats::park::is_save(&bytes));
+        if is_save && let Some(install) = installs.for_save(path) {
+            return formats::park::open_park_scene(path, Some(&install));
+        }
+    }
+    formats::open_with(path, picks)
+}
+
 /// Decodes one file and its images. A panic in a decoder (a bug: decoders must return errors)
 /// is caught and reported like any other failure, so a bad file can never take the viewer down.
 pub fn load(request: Request) -> Loaded {
@@ -124,7 +159,7 @@ fn load_unless_superseded(request: Request, mut superseded: impl FnMut() -> bool
     let started = Instant::now();
     let path = request.path.clone();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        formats::open_with(&path, &request.picks).inspect(|scene| {
+        open(&path, &request.picks, &request.installs).inspect(|scene| {
             if superseded() {
                 return;
             }

@@ -118,6 +118,7 @@ impl App {
                     let bounds = clip_bounds(doc);
                     gfx_title(self.gfx.as_ref(), &self.viewer.shown_name(&doc.path));
                     self.viewer.frame_on(bounds, true);
+                    self.opened_scene(bounds);
                 }
                 self.awaiting_present = Some((requested_at, decode_time));
             }

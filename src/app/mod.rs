@@ -2,12 +2,13 @@
 //! viewport, a background loader, and a scripted mode for tests (`--screenshot`).
 //!
 //! Map of the module:
-//! - [`state`] holds everything testable without a window (folder list, timeline, recent
-//!   files, the open document); [`listing`] lists a folder's tree aside; [`loader`] decodes
-//!   off the UI thread.
+//! - [`state`] holds everything testable without a window (folder list, the open document),
+//!   with [`playback`] (one clip's timeline), [`park`] (the clock every layer of a park plays
+//!   on, and its parts) and [`settings`] (recent files, the remembered install); [`listing`]
+//!   lists a folder's tree aside; [`loader`] decodes off the UI thread.
 //! - [`viewer`] is the side egui draws ([`Viewer`] and its frame's layout), with its
-//!   `shortcuts` and its camera `framing`; [`panel`], [`tree`], [`timeline`], [`sheet`]
-//!   and [`viewport`] draw the parts of the window.
+//!   `shortcuts`, its camera `framing` and `fly` mode; [`panel`] (with `park_panel`),
+//!   [`tree`], [`timeline`], [`sheet`] and [`viewport`] draw the parts of the window.
 //! - `window` owns the event loop, the GPU surface and the order of work in a frame;
 //!   `loading` opens files and applies what the loader brings back; `actions` carries out
 //!   what the UI asked for (dialogs, export, screenshots); [`bench`] is the scripted stepping.
@@ -22,17 +23,26 @@
 //!   frame. A key press that starts a load gives it [`FRESH_LOAD_WAIT`] to land, so a model
 //!   that decodes in a few milliseconds is drawn in the very next frame. The first press waits
 //!   for the folder's whole tree to be listed.
+//! - `PARK.TPWS --select "monkey #20" --frame-selected --dump-view view.json` selects a
+//!   park's item by name, frames it, and writes what the view shows when the run exits
+//!   ([`park::dump_view`]); `--install DIR` names the install the items are found in.
 //! - `--filter TEXT` types into the folder's filter at start; `--dump-tree tree.json` writes
 //!   the folder tree as the window has it (entries, what the filter shows, the current model)
 //!   when a scripted run exits ([`tree::dump`]).
 
 mod actions;
 mod bench;
+mod fly;
 pub mod framing;
 pub mod listing;
 pub mod loader;
 mod loading;
 pub mod panel;
+pub mod park;
+mod park_actions;
+mod park_panel;
+pub mod playback;
+pub mod settings;
 pub mod sheet;
 mod shortcuts;
 pub mod state;
@@ -73,6 +83,16 @@ pub struct ViewerOptions {
     pub filter: Option<String>,
     /// Write the folder tree as JSON here when a scripted run exits.
     pub dump_tree: Option<PathBuf>,
+    /// The install a park save's items are found in (`--install`), before any found above
+    /// the save or remembered.
+    pub install: Option<PathBuf>,
+    /// Select the part (a park's item) of this name once the scene is open (`--select`).
+    pub select: Option<String>,
+    /// Frame the selected part once the scene is open (`--frame-selected`).
+    pub frame_selected: bool,
+    /// Write what the view shows (parts, selection, camera, clock) as JSON here when a
+    /// scripted run exits (`--dump-view`).
+    pub dump_view: Option<PathBuf>,
 }
 
 /// A file dialog that "closes" sooner than this never opened: no portal or dialog program.
@@ -93,6 +113,8 @@ pub enum UserEvent {
         elapsed: Duration,
         model: Box<(crate::scene::Scene, crate::scene::anim::Pose)>,
     },
+    /// The install dialog closed: the folder chosen, if any.
+    InstallPicked { path: Option<PathBuf>, elapsed: Duration },
     /// An export finished: the file and its notes, or why it failed.
     Exported(Result<(PathBuf, Vec<String>), String>),
 }
@@ -114,6 +136,10 @@ pub enum Action {
         option: usize,
     },
     FrameModel,
+    /// Frame part `n` of an assembled scene (a park's item) as it stands now.
+    FramePart(usize),
+    /// Ask for the install a park's items are found in (once: the answer is remembered).
+    PickInstall,
     ResetCamera,
     SaveViewport,
     /// Ask where to export the model on screen (glTF with every clip, or OBJ of this pose).

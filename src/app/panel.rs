@@ -20,6 +20,8 @@ pub const SELECTED_COLOUR: Color32 = Color32::from_rgb(255, 200, 60);
 /// Which page the inspector shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InspectorTab {
+    /// A park's items by kind (only for a scene with parts).
+    Park,
     Nodes,
     Materials,
     Animations,
@@ -67,6 +69,9 @@ pub fn toolbar_ui(ui: &mut Ui, viewer: &mut Viewer) {
             ui.toggle_value(&mut d.grid, "Grid").on_hover_text("G");
             ui.toggle_value(&mut d.skeleton, "Skeleton").on_hover_text("K: bones of skinned models");
             ui.toggle_value(&mut d.markers, "Markers").on_hover_text("M: tags, attachment points and emitters");
+            ui.toggle_value(&mut viewer.fly.on, "Fly")
+                .on_hover_text("V: fly across the scene; W A S D move, Q E down / up, Shift faster, drag looks");
+            let d = &mut viewer.display;
             ui.label("Background");
             ui.color_edit_button_srgb(&mut d.background);
             ui.separator();
@@ -182,8 +187,15 @@ pub fn inspector_ui(ui: &mut Ui, viewer: &mut Viewer) {
             error_banner_ui(ui, &error, &mut viewer.session.error, has_model);
         }
         let warnings = viewer.session.doc.as_ref().map(|d| d.summary.warnings.len()).unwrap_or(0);
+        let parts = viewer.session.doc.as_ref().map_or(0, |d| d.scene.parts.len());
+        if parts == 0 && viewer.inspector_tab == InspectorTab::Park {
+            viewer.inspector_tab = InspectorTab::Nodes;
+        }
         ui.horizontal(|ui| {
             let tab = &mut viewer.inspector_tab;
+            if parts > 0 {
+                ui.selectable_value(tab, InspectorTab::Park, "Park");
+            }
             ui.selectable_value(tab, InspectorTab::Nodes, "Nodes");
             ui.selectable_value(tab, InspectorTab::Materials, "Materials");
             ui.selectable_value(tab, InspectorTab::Animations, "Animations");
@@ -200,6 +212,7 @@ pub fn inspector_ui(ui: &mut Ui, viewer: &mut Viewer) {
             ui.separator();
         }
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| match viewer.inspector_tab {
+            InspectorTab::Park => super::park_panel::park_ui(ui, doc, &mut viewer.actions),
             InspectorTab::Nodes => nodes_ui(ui, doc),
             InspectorTab::Materials => {
                 materials_ui(ui, doc, viewer.texture_report.as_ref(), &mut viewer.display.colour_by_flag)
@@ -269,7 +282,19 @@ fn nodes_ui(ui: &mut Ui, doc: &mut Document) {
         ui.separator();
     }
     ui.weak("■ mesh   ○ transform-only   ♦ bone   ⚑ tag");
-    let roots: Vec<usize> = doc.scene.roots().collect();
+    // An assembled scene (a park) shows the selected item's own nodes.
+    let part = super::park::selected_part(&doc.scene, doc.selected);
+    let roots: Vec<usize> = match part.and_then(|p| doc.scene.parts.get(p)) {
+        Some(p) => {
+            ui.label(RichText::new(format!("Nodes of {}", p.name)).strong());
+            vec![p.root]
+        }
+        None if !doc.scene.parts.is_empty() => {
+            ui.weak("Select an item in the Park tab to see its nodes.");
+            return;
+        }
+        None => doc.scene.roots().collect(),
+    };
     for root in roots {
         node_tree_ui(ui, doc, root, 0);
     }
@@ -426,7 +451,13 @@ fn materials_ui(ui: &mut Ui, doc: &Document, report: Option<&SceneReport>, colou
         ui.weak("This file has no materials.");
         return;
     }
-    for (index, material) in doc.scene.materials.iter().enumerate() {
+    // An assembled scene's selected item shows its own materials.
+    let part = super::park::selected_part(&doc.scene, doc.selected).and_then(|p| doc.scene.parts.get(p));
+    let range = part.map_or(0..doc.scene.materials.len(), |p| p.materials.clone());
+    if let Some(p) = part {
+        ui.label(RichText::new(format!("Materials of {}", p.name)).strong());
+    }
+    for (index, material) in doc.scene.materials.iter().enumerate().filter(|(i, _)| range.contains(i)) {
         egui::Frame::group(ui.style()).show(ui, |ui| {
             ui.set_width(ui.available_width());
             ui.horizontal(|ui| {
@@ -558,7 +589,12 @@ fn animations_ui(ui: &mut Ui, doc: &Document, actions: &mut Vec<Action>) {
         ui.weak("No animations. TPW animations sit beside the model as <model><role><n>.md2 (C, I, M1, M2…).");
         return;
     }
-    if ui.selectable_label(doc.clip.is_none(), "Rest pose").clicked() {
+    // An assembled scene: "no single clip" is every item on its own clock; a selected item
+    // lists the clips it plays, with their tracks.
+    let part = super::park::selected_part(&doc.scene, doc.selected);
+    let own: Option<Vec<usize>> = part.map(|p| super::park::part_clips(&doc.scene, p));
+    let no_clip = if doc.layers.is_some() { "All items (scene clock)" } else { "Rest pose" };
+    if ui.selectable_label(doc.clip.is_none(), no_clip).clicked() {
         actions.push(Action::PlayClip(None));
     }
     if doc.scene.as_built.is_some()
@@ -567,6 +603,9 @@ fn animations_ui(ui: &mut Ui, doc: &Document, actions: &mut Vec<Action>) {
         actions.push(Action::AsBuilt);
     }
     for (index, clip) in doc.scene.clips.iter().enumerate() {
+        if own.as_ref().is_some_and(|own| !own.contains(&index)) {
+            continue;
+        }
         let playing = doc.clip == Some(index);
         let skipped = clip.tracks.iter().filter(|t| t.skipped.is_some()).count();
         let length = if clip.in_milliseconds() {
@@ -596,7 +635,8 @@ fn animations_ui(ui: &mut Ui, doc: &Document, actions: &mut Vec<Action>) {
             actions.push(Action::PlayClip(Some(index)));
         }
     }
-    let Some(clip) = doc.clip.and_then(|c| doc.scene.clips.get(c)) else { return };
+    let shown = doc.clip.or_else(|| own.as_ref().and_then(|own| own.first().copied()));
+    let Some(clip) = shown.and_then(|c| doc.scene.clips.get(c)) else { return };
     if let Some(name) = frame_name(doc) {
         ui.separator();
         ui.horizontal(|ui| {
@@ -692,18 +732,19 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Ctrl+Shift+O", "open a folder"),
     ("Ctrl+E", "export: glTF with every clip, or OBJ of the pose on screen"),
     ("PageDown / PageUp", "next / previous model in the folder"),
-    ("S", "sheet: the folder's models as thumbnails (click one to open it)"),
-    ("Space", "play / pause"),
+    ("S", "sheet: the folder's models as thumbnails (click one to open it; S moves in fly mode)"),
+    ("Space", "play / pause (a park: every item at once)"),
     (", and .", "previous / next frame"),
-    ("Home / End", "first / last frame"),
+    ("Home / End", "first / last frame (a park: Home goes back to the saved time)"),
     ("[ and ]", "half / double speed"),
-    ("F", "frame the model"),
+    ("F", "frame the model (a park: double-click an item in the Park tab to frame it)"),
+    ("V", "fly mode on / off: W A S D move, Q E down / up, Shift faster, drag looks"),
     ("R", "reset the camera"),
-    ("W N B G", "wireframe, normals, bounds, grid"),
+    ("W N B G", "wireframe, normals, bounds, grid (W moves in fly mode)"),
     ("K", "skeleton (bones of MDR and M2 models)"),
     ("M", "markers (MDR tags; M2 attachments, emitters, lights)"),
     ("T L", "textures, lighting"),
-    ("Left drag", "orbit"),
+    ("Left drag", "orbit (look around in fly mode)"),
     ("Right drag, Shift+drag", "pan"),
     ("Wheel", "zoom"),
     ("F12", "save the viewport as PNG beside the model"),

@@ -1,13 +1,17 @@
 //! The viewer's keyboard shortcuts: what each key does, and which keys give way while the
-//! user types into a text box.
+//! user types into a text box (or, in fly mode, to moving the camera).
 
 use super::{Action, Viewer};
+
+/// Seconds of scene clock that `,` and `.` step a park by (one frame at 30 fps).
+pub const LAYER_STEP: f32 = 1.0 / 30.0;
 
 impl Viewer {
     /// Keys that work anywhere except while typing into a text box.
     pub(super) fn shortcuts(&mut self, ctx: &egui::Context) {
         use egui::Key;
         let typing = ctx.egui_wants_keyboard_input();
+        let mut moving = false;
         ctx.input(|i| {
             let command = i.modifiers.command;
             if command && i.key_pressed(Key::E) {
@@ -34,16 +38,28 @@ impl Viewer {
             if typing || command {
                 return;
             }
+            if i.key_pressed(Key::V) {
+                self.fly.on = !self.fly.on;
+            }
+            if self.fly.on {
+                let push = super::fly::Push::from_keys(i);
+                if !push.is_still() {
+                    self.camera.fly(push, self.fly.speed, i.stable_dt.min(0.1));
+                    self.framed = None;
+                    moving = true;
+                }
+            }
             if i.key_pressed(Key::F) {
                 self.actions.push(Action::FrameModel);
             }
-            if i.key_pressed(Key::S) {
+            // In fly mode W and S move the camera.
+            if i.key_pressed(Key::S) && !self.fly.on {
                 self.sheet.open = !self.sheet.open;
             }
             if i.key_pressed(Key::R) {
                 self.actions.push(Action::ResetCamera);
             }
-            if i.key_pressed(Key::W) {
+            if i.key_pressed(Key::W) && !self.fly.on {
                 self.display.wireframe = !self.display.wireframe;
             }
             if i.key_pressed(Key::N) {
@@ -68,6 +84,30 @@ impl Viewer {
                 self.display.lit = !self.display.lit;
             }
             let Some(doc) = &mut self.session.doc else { return };
+            if doc.clip.is_none()
+                && let Some(clock) = &mut doc.layers
+            {
+                // A park: the keys drive the one clock every item plays on.
+                if i.key_pressed(Key::Space) {
+                    clock.toggle_play();
+                }
+                if i.key_pressed(Key::Comma) {
+                    clock.step(-LAYER_STEP);
+                }
+                if i.key_pressed(Key::Period) {
+                    clock.step(LAYER_STEP);
+                }
+                if i.key_pressed(Key::Home) {
+                    clock.reset();
+                }
+                if i.key_pressed(Key::OpenBracket) {
+                    clock.set_speed(clock.speed * 0.5);
+                }
+                if i.key_pressed(Key::CloseBracket) {
+                    clock.set_speed(clock.speed * 2.0);
+                }
+                return;
+            }
             let timeline = &mut doc.timeline;
             if i.key_pressed(Key::Space) {
                 timeline.toggle_play();
@@ -91,5 +131,9 @@ impl Viewer {
                 timeline.set_speed(timeline.speed * 2.0);
             }
         });
+        // Keys held in fly mode send no new events: keep drawing while they move the camera.
+        if moving {
+            ctx.request_repaint();
+        }
     }
 }

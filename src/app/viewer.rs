@@ -31,6 +31,8 @@ pub struct Viewer {
     pub sheet: sheet::SheetView,
     /// The folder tree's rows and scrolling.
     pub tree: tree::TreeView,
+    /// Fly mode (WASD and the mouse) instead of orbiting.
+    pub fly: super::fly::Fly,
     recent_path: Option<PathBuf>,
 }
 
@@ -52,6 +54,7 @@ impl Viewer {
             texture_report: None,
             sheet: sheet::SheetView::default(),
             tree: tree::TreeView::default(),
+            fly: super::fly::Fly::default(),
             recent_path,
         }
     }

@@ -295,6 +295,8 @@ pub fn viewport_ui(ui: &mut egui::Ui, viewer: &mut super::Viewer, texture: Optio
             || (response.dragged_by(PointerButton::Primary) && shift)
         {
             viewer.camera.pan(delta.x, delta.y, rect.height());
+        } else if response.dragged_by(PointerButton::Primary) && viewer.fly.on {
+            viewer.camera.look(delta.x, delta.y);
         } else if response.dragged_by(PointerButton::Primary) {
             viewer.camera.orbit(delta.x, delta.y);
         }

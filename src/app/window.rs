@@ -52,6 +52,8 @@ pub(super) struct App {
     pub(super) next_repaint: Option<Instant>,
     /// When a folder whose first model is still being listed was opened.
     pub(super) first_listed_at: Option<Instant>,
+    /// Whether this run has asked for a park's install already (it asks once).
+    pub(super) asked_install: bool,
 }
 
 /// How long a frame that started a load waits for it before drawing without it.
@@ -68,6 +70,11 @@ impl App {
         let bench_left = options.bench_steps;
         let mut viewer = Viewer::new(Recent::default_path());
         viewer.sheet.open = options.sheet;
+        let mut loader = loader;
+        loader.installs = super::loader::Installs {
+            explicit: options.install.clone(),
+            remembered: viewer.session.recent.install.clone(),
+        };
         App {
             options,
             proxy,
@@ -85,6 +92,7 @@ impl App {
             bench_press_now: false,
             next_repaint: None,
             first_listed_at: None,
+            asked_install: false,
         }
     }
 
@@ -152,7 +160,7 @@ impl App {
         let dt = now.duration_since(self.last_frame).as_secs_f32().min(0.25);
         self.last_frame = now;
         if let Some(doc) = &mut self.viewer.session.doc {
-            doc.timeline.advance(dt);
+            doc.advance(dt);
         }
 
         let Some(gfx) = &mut self.gfx else { return };
@@ -226,6 +234,9 @@ impl App {
             self.options.screenshot = None;
             if self.options.exit {
                 Self::dump_tree(&self.options, &self.viewer.session);
+                if let Some(path) = &self.options.dump_view {
+                    super::park_actions::write_view(&self.viewer, path);
+                }
                 event_loop.exit();
             }
         }
@@ -274,7 +285,7 @@ impl App {
 
         let repaint_delay =
             full_output.viewport_output.get(&egui::ViewportId::ROOT).map(|v| v.repaint_delay).unwrap_or(Duration::MAX);
-        let playing = self.viewer.session.doc.as_ref().is_some_and(|d| d.timeline.playing);
+        let playing = self.viewer.session.doc.as_ref().is_some_and(|d| d.is_playing());
         let delay = if playing || self.options.screenshot.is_some() {
             Duration::ZERO
         } else if self.viewer.sheet.busy() {
@@ -338,6 +349,7 @@ impl ApplicationHandler<UserEvent> for App {
                 };
                 self.viewer.notify(format!("Exported {}{extra}", path.display()), false);
             }
+            UserEvent::InstallPicked { path, elapsed } => self.install_picked(path, elapsed),
             UserEvent::Exported(Err(e)) => self.viewer.notify(format!("Export failed: {e}"), true),
             UserEvent::Picked { path: None, folder, elapsed } => {
                 log::info!("file dialog closed without a choice after {elapsed:?}");
@@ -368,6 +380,7 @@ impl ApplicationHandler<UserEvent> for App {
             WindowEvent::CloseRequested => {
                 self.viewer.save_recent();
                 Self::dump_tree(&self.options, &self.viewer.session);
+                self.dump_view();
                 event_loop.exit();
             }
             WindowEvent::Resized(size) => {
