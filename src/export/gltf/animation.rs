@@ -1,4 +1,4 @@
-//! Animations: one per clip ([`write`]), its samplers and channels, the pointer channels of
+//! Animations: one per clip ([`write()`]), its samplers and channels, the pointer channels of
 //! material colours and texture transforms, and the rest-value keys that hold what a clip
 //! leaves alone ([`hold_unkeyed_targets`]). Clips are written from the maps the earlier parts
 //! handed on ([`Maps`]); node and joint motion is [`super::motion`]'s.

@@ -1,6 +1,6 @@
 //! Materials and images: one glTF material per scene material, its texture embedded as PNG
 //! (or the fallback tile), samplers per wrap mode, and what a material cannot express
-//! ([`write`], which hands on a [`MaterialMap`]).
+//! ([`write()`], which hands on a [`MaterialMap`]).
 
 use std::collections::HashMap;
 

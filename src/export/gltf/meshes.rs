@@ -1,5 +1,5 @@
 //! Meshes: render vertices, UV sets, skin attributes, morph targets and one primitive per
-//! submesh, and the node that carries each mesh ([`write`], which hands on a [`MeshMap`]).
+//! submesh, and the node that carries each mesh ([`write()`], which hands on a [`MeshMap`]).
 
 use std::collections::HashMap;
 

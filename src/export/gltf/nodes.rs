@@ -1,5 +1,5 @@
 //! Nodes: each scene node as a TRS node, or a chain where it is sheared ([`super::decompose`]),
-//! and the visibility children ([`write`], which hands on a [`NodeMap`]); once joints and
+//! and the visibility children ([`write()`], which hands on a [`NodeMap`]); once joints and
 //! meshes have their nodes, the parent links and scene roots ([`link`]).
 
 use std::collections::HashMap;

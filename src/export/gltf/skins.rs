@@ -1,4 +1,4 @@
-//! Skins: joint nodes per skeleton at their bind pose ([`write`], which hands on the
+//! Skins: joint nodes per skeleton at their bind pose ([`write()`], which hands on the
 //! [`Joints`]), one skin per skinned skeleton with its inverse bind matrices ([`skin`], which
 //! the meshes part asks for), and four joint influences per render vertex.
 
