@@ -103,6 +103,7 @@ impl Channel {
             | Channel::NodePosition { node, .. }
             | Channel::NodeAxisScale { node, .. }
             | Channel::NodePathProgress { node, .. }
+            | Channel::NodeFrames { node, .. }
             | Channel::NodeVisibility { node, .. } => *node += at.nodes,
             Channel::VertexMorph { mesh, .. } | Channel::VertexFrames { mesh, .. } | Channel::UvKeys { mesh, .. } => {
                 *mesh += at.meshes
@@ -153,8 +154,7 @@ mod tests {
         arm.parent = Some(0);
         arm.mesh = Some(0);
         model.nodes = vec![root, arm];
-        let mut mesh = Mesh::default();
-        mesh.node = Some(1);
+        let mut mesh = Mesh { node: Some(1), ..Mesh::default() };
         mesh.submeshes.push(Submesh {
             material: Some(0),
             first_triangle: 0,
