@@ -417,8 +417,9 @@ fn run_export(args: &ExportArgs) -> Result<()> {
             eprintln!("note: --frame poses an OBJ; a glTF keeps every frame of its clips");
         }
         // A park (clips playing at once) is written as its save has it, each item posed: the
-        // glTF holds that still scene, with no animations.
-        if !scene.layers.is_empty() {
+        // glTF holds that still scene, with no animations. Layers that offer a choice of clips
+        // (a Quake 3 player's legs and torso) keep every clip as an animation instead.
+        if !scene.layers.is_empty() && scene.layers.iter().all(|l| l.choices.is_empty()) {
             let seconds = checked_frame(&args.pose)?.unwrap_or(0.0);
             scene = scene.frozen(&Pose::at(&scene, None, seconds));
         }

@@ -251,6 +251,13 @@ fn clips_follow_animation_cfg_and_two_layers_play_at_once() {
     let (origin, axes) = lower_torso_tag(3);
     let want = scene_axes(add(origin, along(&axes, [4.5, 0.0, 0.0])));
     assert!(approx(corner_world(&scene, &pose, "upper"), want, 1e-4));
+    // A torso clip played alone leaves the legs where LEGS_IDLE starts (lower frame 2, tag
+    // turned), not in the file's frame 0.
+    let alone = Pose::at(&scene, Some(clip(&scene, "TORSO_GESTURE")), 1.0);
+    assert!(approx(corner_world(&scene, &alone, "lower"), scene_axes([0.0, 0.0, 2.0]), 1e-5));
+    let (origin, axes) = lower_torso_tag(2);
+    let want = scene_axes(add(origin, along(&axes, [2.0, 0.0, 0.0])));
+    assert!(approx(corner_world(&scene, &alone, "upper"), want, 1e-4));
     // A TORSO_ clip moves the upper body only; a BOTH_ clip both.
     let gesture = &scene.clips[clip(&scene, "TORSO_GESTURE")];
     let upper = &scene.parts[1];
@@ -336,6 +343,16 @@ fn info_and_export_take_the_player_folder() {
     let json: serde_json::Value = serde_json::from_slice(&bytes[20..20 + json_len]).unwrap();
     assert_eq!(json["animations"].as_array().map(Vec::len), Some(25));
     assert_eq!(json["meshes"].as_array().map(Vec::len), Some(3));
+    // With a weapon in its hand: one mesh more.
+    let weapon = common::write(dir.parent().unwrap(), "gun.md3", &write(&mdview::writers::md3::sample(1)));
+    let armed = dir.parent().unwrap().join("armed.glb");
+    let args = ["export", dir.to_str().unwrap(), "-o", armed.to_str().unwrap(), "--weapon", weapon.to_str().unwrap()];
+    let export = mdview(&args);
+    assert!(export.status.success(), "{}", String::from_utf8_lossy(&export.stderr));
+    let bytes = std::fs::read(&armed).unwrap();
+    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let json: serde_json::Value = serde_json::from_slice(&bytes[20..20 + json_len]).unwrap();
+    assert_eq!(json["meshes"].as_array().map(Vec::len), Some(4));
     // To a folder: each model on its own, as for any folder.
     let batch = dir.parent().unwrap().join("batch");
     let export = mdview(&["export", dir.to_str().unwrap(), "-o", batch.to_str().unwrap()]);
@@ -374,4 +391,19 @@ fn the_corpus_player_assembles_with_its_head_above_its_legs() {
         points.iter().sum::<f32>() / points.len() as f32
     };
     assert!(height(2) > height(1) && height(1) > height(0), "{} {} {}", height(0), height(1), height(2));
+}
+
+#[test]
+fn without_animation_cfg_each_part_plays_its_own_frames() {
+    let dir = player_dir("player-no-cfg");
+    std::fs::remove_file(dir.join("animation.cfg")).unwrap();
+    let scene = formats::open(&dir).unwrap();
+    assert!(scene.layers.is_empty());
+    let names: Vec<&str> = scene.clips.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["lower frames", "upper frames", "head frames"]);
+    assert!(scene.warnings.iter().any(|w| w.contains("no animation.cfg")), "{:?}", scene.warnings);
+    // A damaged cfg is said, and the parts still open.
+    common::write(&dir, "animation.cfg", b"0 1 0 10\n");
+    let scene = formats::open(&dir).unwrap();
+    assert!(scene.warnings.iter().any(|w| w.contains("BOTH_DEAD1")), "{:?}", scene.warnings);
 }

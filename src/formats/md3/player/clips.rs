@@ -2,18 +2,20 @@
 //! it names (`TORSO_` upper, `LEGS_` lower, `BOTH_` both), keyed on the frames the game shows
 //! in order (`CG_RunLerpFrame`): `first + k`, or `first + count - 1 - k` reversed, then for a
 //! looping animation one more key, the frame the loop returns to (`count - loopFrames`),
-//! so a layer looping the clip lerps from the last frame into it as the game does.
+//! so a layer looping the clip lerps from the last frame into it as the game does. Tags are
+//! keyed as whole placements ([`Channel::NodeFrames`]): between frames their axes blend
+//! linearly and are re-normalised, as `R_LerpTag` does, not slerped.
 //!
 //! Frames outside a part's file follow the renderer: a surface shows frame 0
 //! (`R_AddMD3Surfaces`), a tag its last frame (`R_GetTag`); either is a warning.
 
-use glam::{Mat4, Quat, Vec3};
+use glam::Mat4;
 
 use super::config::Animation;
-use crate::formats::md3::Md3File;
 use crate::formats::md3::assemble::tag_in_scene;
-use crate::formats::quake_axes::to_scene;
-use crate::scene::{Channel, Clip, Curve, Key, Scene};
+use crate::formats::md3::{Md3File, Tag};
+use crate::formats::quake_axes::{matrix_to_scene, to_scene};
+use crate::scene::{Channel, Clip, Key, Scene};
 
 /// One part as the clips address it in the assembled scene.
 pub struct PartFrames<'a> {
@@ -38,8 +40,15 @@ pub fn key_frames(animation: &Animation) -> Vec<i64> {
     frames
 }
 
+/// A tag as the scene keys it: its axes and origin as stored (the pose blends and re-normalises
+/// them per frame, as `R_LerpTag` does), mapped to scene axes.
+fn tag_matrix(tag: &Tag) -> Mat4 {
+    let [x, y, z] = tag.axes;
+    matrix_to_scene(Mat4::from_cols(x.extend(0.0), y.extend(0.0), z.extend(0.0), tag.origin.extend(1.0)))
+}
+
 /// The channels that play `frames` (file frame numbers, one per key) on one part.
-fn part_channels(scene: &Scene, part: &PartFrames, frames: &[i64], warnings: &mut Vec<String>) -> Vec<Channel> {
+fn part_channels(part: &PartFrames, frames: &[i64], warnings: &mut Vec<String>) -> Vec<Channel> {
     let file = part.file;
     let frame_count = file.frames.len();
     let inside = |f: i64| usize::try_from(f).ok().filter(|&f| f < frame_count);
@@ -67,35 +76,46 @@ fn part_channels(scene: &Scene, part: &PartFrames, frames: &[i64], warnings: &mu
         });
     }
     for (t, &node) in part.tag_nodes.iter().enumerate() {
-        let keys: Vec<(f32, Quat, Vec3)> = tag_frames
+        let keys = tag_frames
             .iter()
             .zip(&times)
-            .filter_map(|(&f, &time)| {
-                let (rotation, origin) = tag_in_scene(file.tags.get(f)?.get(t)?);
-                Some((time, rotation, origin))
-            })
+            .filter_map(|(&f, &time)| Some(Key { time, value: tag_matrix(file.tags.get(f)?.get(t)?) }))
             .collect();
-        let rest = scene.nodes.get(node).map_or(Mat4::IDENTITY, |n| n.local);
-        let (_, rest_rotation, _) = rest.to_scale_rotation_translation();
-        channels.push(Channel::NodeRotation {
-            node,
-            authored_inverse: Mat4::from_quat(rest_rotation.inverse()),
-            keys: keys.iter().map(|&(time, value, _)| Key { time, value }).collect(),
-        });
-        channels.push(Channel::NodePosition {
-            node,
-            curve: Curve::linear(keys.iter().map(|&(time, _, value)| Key { time, value }).collect()),
-            additive: false,
-        });
+        channels.push(Channel::NodeFrames { node, keys });
     }
     channels
 }
 
+/// Makes file frame `frame` the part's rest pose (meshes, their bounds and normals, and tag
+/// nodes), so that a clip of the other part alone, or a still export, shows this part as it
+/// stands in its layer's first clip rather than in its file's frame 0 (a death pose).
+pub fn stand_at(scene: &mut Scene, part: &PartFrames, frame: i64) {
+    let file = part.file;
+    let Some(frame) = usize::try_from(frame).ok().filter(|&f| f < file.frames.len()) else { return };
+    for (s, surface) in file.surfaces.iter().enumerate() {
+        let Some(mesh) = scene.meshes.get_mut(part.first_mesh + s) else { continue };
+        let vertices = surface.frame(frame);
+        if vertices.len() != mesh.source_positions.len() {
+            continue;
+        }
+        mesh.source_positions = vertices.iter().map(|v| to_scene(v.position())).collect();
+        mesh.normals = vertices.iter().map(|v| to_scene(v.unit_normal())).collect();
+        mesh.bounds = crate::scene::Aabb::from_points(&mesh.source_positions);
+    }
+    for (t, &node) in part.tag_nodes.iter().enumerate() {
+        let (Some(tag), Some(node)) = (file.tags.get(frame).and_then(|f| f.get(t)), scene.nodes.get_mut(node)) else {
+            continue;
+        };
+        let (rotation, origin) = tag_in_scene(tag);
+        node.local = Mat4::from_rotation_translation(rotation, origin);
+    }
+}
+
 /// The clip of one animation over `parts` (the parts its name drives).
-pub fn animation_clip(scene: &Scene, name: &str, animation: &Animation, parts: &[&PartFrames]) -> Clip {
+pub fn animation_clip(name: &str, animation: &Animation, parts: &[&PartFrames]) -> Clip {
     let frames = key_frames(animation);
     let mut warnings = Vec::new();
-    let channels = parts.iter().flat_map(|part| part_channels(scene, part, &frames, &mut warnings)).collect();
+    let channels = parts.iter().flat_map(|part| part_channels(part, &frames, &mut warnings)).collect();
     Clip {
         name: name.to_string(),
         source: None,

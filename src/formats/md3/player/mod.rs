@@ -244,7 +244,7 @@ fn add_clips(scene: &mut Scene, files: &PlayerFiles, parsed: &[Md3File], tag_nod
                     frame_ms: (1000.0 / super::FRAMES_PER_SECOND) as i64,
                     reversed: false,
                 };
-                clips.push(clips::animation_clip(scene, &format!("{} frames", part.name), &animation, &[part]));
+                clips.push(clips::animation_clip(&format!("{} frames", part.name), &animation, &[part]));
             }
             scene.clips = clips;
             return;
@@ -252,6 +252,14 @@ fn add_clips(scene: &mut Scene, files: &PlayerFiles, parsed: &[Md3File], tag_nod
     };
     scene.warnings.extend(config.notes.iter().cloned());
     let [lower, upper, _] = [0, 1, 2].map(|i| parts.get(i));
+    // Each part rests where its layer's clip starts (before the clips key from the rest).
+    for (part, first) in [(lower, "LEGS_IDLE"), (upper, "TORSO_STAND")] {
+        let animation = config.animations.iter().find(|(n, _)| *n == first).map(|(_, a)| a);
+        if let (Some(part), Some(animation)) = (part, animation) {
+            let frame = clips::key_frames(animation).first().copied().unwrap_or(0);
+            clips::stand_at(scene, part, frame);
+        }
+    }
     let mut clips = Vec::new();
     let (mut legs_choices, mut torso_choices) = (Vec::new(), Vec::new());
     for (i, (name, animation)) in config.animations.iter().enumerate() {
@@ -273,7 +281,7 @@ fn add_clips(scene: &mut Scene, files: &PlayerFiles, parsed: &[Md3File], tag_nod
         if !name.starts_with("LEGS_") {
             torso_choices.push(index);
         }
-        clips.push(clips::animation_clip(scene, name, animation, &driven));
+        clips.push(clips::animation_clip(name, animation, &driven));
     }
     scene.clips = clips;
     let find = |wanted: &str| scene.clips.iter().position(|c| c.name == wanted);
