@@ -75,6 +75,62 @@ fn frame_groups_and_flags_match_the_corpus_notes() {
     assert_eq!(lavaball.spin_degrees_per_sec, None);
 }
 
+/// Every triangle corner of every corpus model samples its texture vertex's texel centre, an
+/// on-seam vertex of a back-facing triangle `skinwidth / 2` further right (`s + skinwidth / 2`,
+/// modelgen.h); the corpus holds such corners, so the rule is exercised on real files.
+#[test]
+fn on_seam_corners_of_back_facing_triangles_sample_the_back_half_in_the_corpus() {
+    let mut back_seam_corners = 0;
+    for path in corpus_models() {
+        let file = mdl::read(&std::fs::read(&path).unwrap()).unwrap();
+        let scene = mdl::decode(&std::fs::read(&path).unwrap()).unwrap();
+        let mesh = &scene.meshes[0];
+        let (w, h) = (file.header.skin_width as f32, file.header.skin_height as f32);
+        assert_eq!(mesh.triangles.len(), file.triangles.len());
+        for (stored, drawn) in file.triangles.iter().zip(&mesh.triangles) {
+            // Stored clockwise, drawn counter-clockwise: corners 0, 2, 1.
+            for (vertex, corner) in [stored.vertices[0], stored.vertices[2], stored.vertices[1]].into_iter().zip(drawn)
+            {
+                let st = file.st[vertex as usize];
+                let back = st.on_seam && !stored.faces_front;
+                back_seam_corners += usize::from(back);
+                let s = st.s as f32 + if back { w / 2.0 } else { 0.0 };
+                let expected = glam::Vec2::new((s + 0.5) / w, (st.t as f32 + 0.5) / h);
+                let uv = mesh.uvs[*corner as usize];
+                assert!(uv.abs_diff_eq(expected, 1e-6), "{}: vertex {vertex}: {uv} not {expected}", path.display());
+                assert_eq!(mesh.vertex_source[*corner as usize], vertex);
+            }
+        }
+    }
+    if !corpus_models().is_empty() {
+        assert!(back_seam_corners > 0, "no corpus triangle has an on-seam corner facing back");
+    }
+}
+
+/// The trailing QME blocks are as long as SOURCES.md says, and each opens with a note.
+#[test]
+fn trailing_blocks_match_the_corpus_notes() {
+    let expected = [
+        ("assimp-nonbsd/steg.mdl", 7293),
+        ("assimp-nonbsd/tekmechbot.MDL", 371_719),
+        ("lightrp/rp_money.mdl", 2063),
+        ("blockquake/vanilla1.1_flame.mdl", 126_915),
+    ];
+    for (name, bytes) in expected {
+        let path = corpus().join(name);
+        if !path.is_file() {
+            eprintln!("SKIP: {} is not in the corpus", path.display());
+            continue;
+        }
+        let file = mdl::read(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(file.trailing.len(), bytes, "{name}");
+        assert!(file.trailing.starts_with(b"QMEX"), "{name}");
+        let scene = formats::open(&path).unwrap();
+        let note = format!("{bytes} bytes after the last frame (a Quake Model Editor block");
+        assert!(scene.warnings.iter().any(|w| w.starts_with(&note)), "{name}: {:?}", scene.warnings);
+    }
+}
+
 #[test]
 fn frame_zero_matches_assimp() {
     if Command::new("assimp").arg("version").output().is_err() {

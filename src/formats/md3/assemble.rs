@@ -1,7 +1,8 @@
 //! The scene of a decoded `.md3`: a mesh node per surface (rest pose frame 0), a tag node per
 //! tag, a material per surface naming its first shader, and a clip per run of frame names in
 //! which every surface plays its frames ([`Channel::VertexFrames`]) and every tag follows its
-//! per-frame origin and axes.
+//! per-frame origin and axes; past a moving clip's end each carries its first frame again, which
+//! a loop blends into as Quake II's loops do ([`Clip::loop_blend`]).
 
 use glam::{Mat3, Mat4, Quat, Vec2, Vec3};
 
@@ -83,10 +84,14 @@ pub fn build_scene(file: &Md3File) -> Scene {
     }
 
     for (name, first, last) in group_frames(file.frames.iter().map(|f| f.name.as_str())) {
-        let times: Vec<f32> = (first..=last).map(|f| f as f32).collect();
+        // The frames shown, then (for a clip that moves) the first again one frame past the end:
+        // the frame a loop returns to (`Clip::carries_return_frame`).
+        let return_frame = (last > first).then_some(first);
+        let shown: Vec<usize> = (first..=last).chain(return_frame).collect();
+        let times: Vec<f32> = (first..=last + usize::from(return_frame.is_some())).map(|f| f as f32).collect();
         let mut channels = Vec::with_capacity(file.surfaces.len() + 2 * file.tag_names.len());
         for (mesh, surface) in file.surfaces.iter().enumerate() {
-            let positions = (first..=last).flat_map(|f| frame_positions(surface, f)).collect();
+            let positions = shown.iter().flat_map(|&f| frame_positions(surface, f)).collect();
             channels.push(Channel::VertexFrames {
                 mesh,
                 times: times.clone(),
@@ -97,8 +102,10 @@ pub fn build_scene(file: &Md3File) -> Scene {
         }
         for t in 0..file.tag_names.len() {
             let node = first_tag_node + t;
-            let keys: Vec<(f32, Quat, Vec3)> = (first..=last)
-                .filter_map(|f| file.tags.get(f)?.get(t).map(|tag| (f as f32, tag_in_scene(tag))))
+            let keys: Vec<(f32, Quat, Vec3)> = shown
+                .iter()
+                .zip(&times)
+                .filter_map(|(&f, &time)| file.tags.get(f)?.get(t).map(|tag| (time, tag_in_scene(tag))))
                 .map(|(time, (rotation, origin))| (time, rotation, origin))
                 .collect();
             let rest = scene.nodes.get(node).map_or(Mat4::IDENTITY, |n| n.local);

@@ -45,6 +45,32 @@ fn the_scene_plays_frames_and_moves_tags_with_them() {
     assert!(pose.world[tag].transform_point3(Vec3::ZERO).abs_diff_eq(Vec3::new(1.0, 1.5, 0.0), 1e-5));
 }
 
+/// As Quake II's: a looping clip of 3 frames loops in 3, its last frame blending back into its
+/// first, surfaces and tags alike; played once, past the end holds the last frame.
+#[test]
+fn a_looping_clip_blends_its_last_frame_back_into_its_first() {
+    let scene = decode(&write(&sample(3))).unwrap();
+    let clip = &scene.clips[0];
+    assert_eq!((clip.length(), clip.loop_blend()), (2.0, 1.0), "3 frames loop in 3");
+    let tag = scene.nodes.iter().position(|n| n.name == "tag_flash").unwrap();
+    let at = |time: f32, looping: bool| {
+        let mut pose = Pose::default();
+        pose.looping = looping;
+        pose.evaluate(&scene, Some(0), time);
+        (pose.mesh_positions(&scene, 0)[1], pose.world[tag].transform_point3(Vec3::ZERO))
+    };
+    // Halfway from frame 2 (y 2) back to frame 0 (y 0).
+    let (vertex, tag_origin) = at(2.5, true);
+    assert!(vertex.abs_diff_eq(Vec3::new(1.0, 1.0, 0.0), 1e-5), "{vertex}");
+    assert!(tag_origin.abs_diff_eq(Vec3::new(1.0, 1.0, 0.0), 1e-5), "{tag_origin}");
+    let (vertex, tag_origin) = at(2.5, false);
+    assert!(vertex.abs_diff_eq(Vec3::new(1.0, 2.0, 0.0), 1e-5), "not looping, past the end holds: {vertex}");
+    assert!(tag_origin.abs_diff_eq(Vec3::new(1.0, 2.0, 0.0), 1e-5), "{tag_origin}");
+    // A single frame has nothing to blend back from.
+    let still = decode(&write(&sample(1))).unwrap();
+    assert_eq!(still.clips[0].loop_blend(), 0.0);
+}
+
 #[test]
 fn a_model_of_tags_alone_opens_as_tags() {
     let mut file = sample(2);
