@@ -214,7 +214,8 @@ impl Pose {
             | Channel::NodeRotationEased { .. }
             | Channel::NodePosition { .. }
             | Channel::NodeAxisScale { .. }
-            | Channel::NodePathProgress { .. } => self.node_channel(scene, channel, time),
+            | Channel::NodePathProgress { .. }
+            | Channel::NodeFrames { .. } => self.node_channel(scene, channel, time),
             Channel::NodeVisibility { node, keys } => self.node_visibility(*node, keys, time),
             Channel::VertexMorph { mesh, blocks } => self.vertex_morph(scene, *mesh, blocks, time, marks),
             Channel::VertexFrames { mesh, times, vertex_count, positions, additive } => {
@@ -635,6 +636,11 @@ fn move_node(scene: &Scene, channel: &Channel, local: &mut Mat4, time: f32) {
             // A dipping curve may give f outside 0..1: slerp extrapolates, as a blend would.
             let q = Quat::blend(ka.value, kb.value, f);
             *local = *local * *authored_inverse * Mat4::from_quat(q);
+        }
+        Channel::NodeFrames { keys, .. } => {
+            let Some((a, b, f)) = segment(keys, time) else { return };
+            let (Some(ka), Some(kb)) = (keys.get(a), keys.get(b)) else { return };
+            *local = unit_axes(ka.value * (1.0 - f) + kb.value * f);
         }
         Channel::NodePosition { node, curve, additive } => {
             if curve.keys.first().is_none_or(|k| time < k.time) {

@@ -94,6 +94,11 @@ pub enum Channel {
     /// (`Y × Z`), each axis keeping its length (the notes don't state the engine's frame; this
     /// one is ours).
     NodePathProgress { node: usize, path: Path, start: f32, values: Vec<f32>, face_along: bool, additive: bool },
+    /// Whole local placements keyed per frame (Quake 3 tags): between two keys each column of
+    /// the matrix (three axes and the origin) blends linearly and each axis is then made unit
+    /// length again, as `R_LerpTag` does, so the blend may shear a little where a slerp would
+    /// not; outside the keys the nearest holds. The value replaces the node's local.
+    NodeFrames { node: usize, keys: Vec<Key<Mat4>> },
     /// Node visibility switches: the last key at or before the time decides; before the first key
     /// the node keeps what it had. Hiding a node hides its own mesh only, not its children.
     NodeVisibility { node: usize, keys: Vec<Key<bool>> },
@@ -176,7 +181,8 @@ impl Channel {
             | Channel::NodeRotationEased { node, .. }
             | Channel::NodePosition { node, .. }
             | Channel::NodeAxisScale { node, .. }
-            | Channel::NodePathProgress { node, .. } => Some(*node),
+            | Channel::NodePathProgress { node, .. }
+            | Channel::NodeFrames { node, .. } => Some(*node),
             _ => None,
         }
     }
@@ -189,6 +195,7 @@ impl Channel {
             Channel::NodePosition { .. } => "position",
             Channel::NodeAxisScale { .. } => "scale",
             Channel::NodePathProgress { .. } => "path-progress",
+            Channel::NodeFrames { .. } => "node-frames",
             Channel::VertexFrames { .. } => "vertex-frames",
             Channel::NodeVisibility { .. } => "visibility",
             Channel::VertexMorph { .. } => "morph",

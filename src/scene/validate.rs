@@ -337,6 +337,7 @@ fn channel_problem(
         | Channel::NodePosition { node, .. }
         | Channel::NodeAxisScale { node, .. }
         | Channel::NodePathProgress { node, .. }
+        | Channel::NodeFrames { node, .. }
         | Channel::NodeVisibility { node, .. } => out_of_range("node", *node, nodes),
         Channel::VertexFrames { mesh, times, vertex_count, positions, .. } => out_of_range("mesh", *mesh, meshes)
             .or_else(|| {

@@ -209,6 +209,7 @@ fn write_clip(
             | Channel::NodePosition { .. }
             | Channel::NodeAxisScale { .. }
             | Channel::NodePathProgress { .. }
+            | Channel::NodeFrames { .. }
             | Channel::VertexMorph { .. }
             | Channel::VertexFrames { .. }
             | Channel::PackedFrames(_)

@@ -55,6 +55,7 @@ pub(super) fn node_motion(
                 jumps.extend(curve.keys.first().map(|k| k.time - JUMP_GAP));
             }
             Channel::NodeAxisScale { keys, .. } => key_times.extend(keys.iter().map(|k| k.time)),
+            Channel::NodeFrames { keys, .. } => key_times.extend(keys.iter().map(|k| k.time)),
             Channel::NodePathProgress { start, values, .. } => {
                 // One value per frame; past MAX_GRID of them the grid and refinement cover it.
                 key_times.extend((0..values.len().min(MAX_GRID)).map(|i| start + i as f32));

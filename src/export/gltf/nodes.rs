@@ -62,7 +62,9 @@ pub(super) fn write(scene: &Scene, out: &mut Writer) -> NodeMap {
     let mut map = NodeMap::default();
     let mut rotated = vec![false; scene.nodes.len()];
     for channel in scene.clips.iter().flat_map(|c| &c.channels) {
-        if let Channel::NodeRotation { node, .. } | Channel::NodeRotationEased { node, .. } = channel
+        if let Channel::NodeRotation { node, .. }
+        | Channel::NodeRotationEased { node, .. }
+        | Channel::NodeFrames { node, .. } = channel
             && let Some(r) = rotated.get_mut(*node)
         {
             *r = true;

@@ -185,6 +185,7 @@ fn key_count(scene: &Scene) -> usize {
             Channel::NodeRotation { keys, .. } | Channel::NodeRotationEased { keys, .. } => keys.len(),
             Channel::NodePosition { curve, .. } => curve.keys.len(),
             Channel::NodeAxisScale { keys, .. } => keys.len(),
+            Channel::NodeFrames { keys, .. } => keys.len(),
             Channel::NodePathProgress { values, .. } => values.len(),
             Channel::NodeVisibility { keys, .. } => keys.len(),
             Channel::VertexMorph { blocks, .. } => blocks.iter().map(|b| b.times.len()).sum(),
