@@ -875,3 +875,43 @@ fn m2_unit_with_two_textures_draws_both() {
     assert_eq!(left, right);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A synthetic park of two items placed eight times (`writers::park_synthetic`): the repeats
+/// of the idle item share their first placement's buffers and draw instanced; the looping item
+/// morphs its top, so that mesh of each copy draws from buffers of its own. The picture matches its golden, and matches the same
+/// park drawn with no sharing at all (every mesh its own buffers and draw).
+#[test]
+fn park_with_repeated_items_draws_them_instanced() {
+    let root = std::env::temp_dir().join(format!("mdview-render-park-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let save = mdview::writers::park_synthetic::write_synthetic_park(&root, 2, 8).expect("writing the park");
+    let scene = mdview::formats::open(&save).expect("opening the park");
+    assert!(scene.mesh_copies.iter().any(Option::is_some), "repeated items are marked as copies");
+    let Some(mut r) = offscreen(&scene) else { return };
+    assert_eq!(r.report.fallback_count(), 0, "item textures resolve:\n{}", r.report.to_text());
+    let pose = Pose::at(&scene, None, 1.0);
+    // Frame the first four items, not the whole map.
+    let mut bounds = Aabb::EMPTY;
+    for part in scene.parts.iter().filter(|p| p.group != "ground").take(4) {
+        for mesh in part.meshes.clone() {
+            bounds = bounds.union(&scene.meshes[mesh].bounds.transformed(&pose.mesh_world(&scene, mesh)));
+        }
+    }
+    let aspect = SIZE[0] as f32 / SIZE[1] as f32;
+    let view = ViewParams::new(SIZE, Camera::framing(&bounds, 20.0, 35.0, aspect));
+    let image = r.render(&scene, &pose, &view).expect("render");
+    let stats = r.renderer.draw_stats();
+    assert!(stats.instanced_draws > 0, "repeats draw instanced: {stats:?}");
+    assert!(stats.draws < stats.instances, "fewer draws than submeshes drawn: {stats:?}");
+    check_golden("park_instanced", &image);
+
+    let mut unshared = scene.clone();
+    unshared.mesh_copies.clear();
+    let Some(mut plain) = offscreen(&unshared) else { return };
+    let reference = plain.render(&unshared, &pose, &view).expect("render");
+    assert_eq!(plain.renderer.draw_stats().instanced_draws, 0);
+    let total: u64 = image.as_raw().iter().zip(reference.as_raw()).map(|(a, b)| u64::from(a.abs_diff(*b))).sum();
+    let mean = total as f64 / image.as_raw().len() as f64;
+    assert!(mean < 0.05, "instanced and one-by-one drawing differ: mean error {mean}");
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -32,6 +32,18 @@ pub(super) struct FrameLists {
     selected: Vec<bool>,
 }
 
+impl FrameLists {
+    pub(super) fn stats(&self) -> super::DrawStats {
+        let mut stats = super::DrawStats { placements: self.placements.len(), ..super::DrawStats::default() };
+        for draw in self.surfaces.in_order() {
+            stats.draws += 1;
+            stats.instances += draw.count as usize;
+            stats.instanced_draws += usize::from(draw.count > 1);
+        }
+        stats
+    }
+}
+
 impl Renderer {
     /// The CPU half of a frame: writes the frame uniforms, one placement per visible mesh,
     /// animated vertex data, and overlay lines, and sorts the draw lists. Public so its cost

@@ -250,6 +250,19 @@ impl SceneReport {
     }
 }
 
+/// What the last [`Renderer::prepare`] set up to draw, for tests and benchmarks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DrawStats {
+    /// Visible meshes placed (instances in the placement buffer).
+    pub placements: usize,
+    /// Surface draw calls.
+    pub draws: usize,
+    /// Surface draw calls covering more than one placement.
+    pub instanced_draws: usize,
+    /// Submesh instances the surface draws cover.
+    pub instances: usize,
+}
+
 /// The long-lived renderer; see the module doc.
 pub struct Renderer {
     device: wgpu::Device,
@@ -341,6 +354,11 @@ impl Renderer {
             line_buffer: None,
             background: wgpu::Color::BLACK,
         }
+    }
+
+    /// What the last prepared frame draws.
+    pub fn draw_stats(&self) -> DrawStats {
+        self.lists.stats()
     }
 
     /// 4 with MSAA, else 1.

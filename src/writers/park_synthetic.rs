@@ -34,7 +34,7 @@ const ROTOR_DUMMY: usize = 6;
 /// One turn of `M1`, in frames.
 const TURN_FRAMES: u16 = 120;
 /// How far the top bobs in the morph, in model units.
-const BOB: f32 = 1.5;
+const BOB: f32 = 3.0;
 /// The role that plays `M1` ([`crate::writers::park::playing`]).
 const ROLE_M: u32 = 5;
 /// The first placed object's thing id.
@@ -186,13 +186,13 @@ impl Shape {
 
 /// Where the top sits above the rotor.
 fn top_height(index: usize) -> f32 {
-    4.0 + (index % 4) as f32
+    8.0 + (index % 4) as f32 * 2.0
 }
 
 /// The top's rest box (in the top node's space).
 fn top_box(index: usize) -> ([f32; 3], [f32; 3]) {
-    let r = 1.0 + (index % 3) as f32 * 0.5;
-    ([-r, 0.0, -r], [r, 1.5, r])
+    let r = 2.0 + (index % 3) as f32;
+    ([-r, 0.0, -r], [r, 3.0, r])
 }
 
 fn item_model(index: usize) -> MeshFile {
@@ -202,15 +202,15 @@ fn item_model(index: usize) -> MeshFile {
     let height = top_height(index);
 
     let mut base = Shape::default();
-    base.cuboid([-x / 2.0 + 0.5, 0.0, -z / 2.0 + 0.5], [x / 2.0 - 0.5, 0.6, z / 2.0 - 0.5]);
+    base.cuboid([-x / 2.0 + 0.5, 0.0, -z / 2.0 + 0.5], [x / 2.0 - 0.5, 1.0, z / 2.0 - 0.5]);
     let mut column = Shape::default();
-    column.cuboid([-0.6, 0.6, -0.6], [0.6, height, 0.6]);
+    column.cuboid([-1.0, 1.0, -1.0], [1.0, height, 1.0]);
     let mut arms = Shape::default();
     let arm_count = 3 + index % 4;
     for k in 0..arm_count {
         let angle = 2.0 * PI * k as f32 / arm_count as f32;
         let (dx, dz) = (angle.cos() * reach * 0.7, angle.sin() * reach * 0.7);
-        arms.cuboid([dx - 0.5, height * 0.5, dz - 0.5], [dx + 0.5, height * 0.5 + 1.0, dz + 0.5]);
+        arms.cuboid([dx - 1.0, height * 0.4, dz - 1.0], [dx + 1.0, height * 0.4 + 2.5, dz + 1.0]);
         arms.cuboid(
             [dx * 0.5 - 0.2, height * 0.5 + 0.3, dz * 0.5 - 0.2],
             [dx * 0.5 + 0.2, height * 0.5 + 0.7, dz * 0.5 + 0.2],
@@ -354,8 +354,13 @@ fn save(models: usize, placed: usize) -> SaveSpec {
         let channel = if i % 2 == 0 { playing(ROLE_M, 0, (i as u32 * 137) % 4000, 0x1, 1.0) } else { idle_channel() };
         slots.push(Some(object_slot(u32::from(item_id(model)), cell, footprint(model), angle, vec![channel])));
     }
-    let header =
-        WorldHeader { version: 2, game_tick: 755, park_closed: 0, first_object: FIRST_THING as u16, ..WorldHeader::default() };
+    let header = WorldHeader {
+        version: 2,
+        game_tick: 755,
+        park_closed: 0,
+        first_object: FIRST_THING as u16,
+        ..WorldHeader::default()
+    };
     SaveSpec { header, things, slots, ..SaveSpec::default() }
 }
 
