@@ -12,9 +12,9 @@
 use glam::Mat4;
 
 use super::config::Animation;
-use crate::formats::md3::assemble::tag_in_scene;
-use crate::formats::md3::{Md3File, Tag};
-use crate::formats::quake_axes::{matrix_to_scene, to_scene};
+use crate::formats::md3::Md3File;
+use crate::formats::md3::assemble::{tag_in_scene, tag_matrix};
+use crate::formats::quake_axes::to_scene;
 use crate::scene::{Channel, Clip, Key, Scene};
 
 /// One part as the clips address it in the assembled scene.
@@ -27,9 +27,13 @@ pub struct PartFrames<'a> {
     pub tag_nodes: Vec<usize>,
 }
 
-/// The frame numbers an animation shows, key by key (see the module doc).
+/// At most this many keys per clip: no part has more frames (`MD3_MAX_FRAMES`).
+pub const MAX_KEYS: i64 = crate::formats::md3::MAX_FRAMES as i64;
+
+/// The frame numbers an animation shows, key by key (see the module doc); a count past
+/// [`MAX_KEYS`] is cut there.
 pub fn key_frames(animation: &Animation) -> Vec<i64> {
-    let count = animation.frame_count.max(1);
+    let count = animation.frame_count.clamp(1, MAX_KEYS);
     let frame = |k: i64| {
         if animation.reversed { animation.first_frame + count - 1 - k } else { animation.first_frame + k }
     };
@@ -38,13 +42,6 @@ pub fn key_frames(animation: &Animation) -> Vec<i64> {
         frames.push(frame(count - animation.loop_frames.min(count)));
     }
     frames
-}
-
-/// A tag as the scene keys it: its axes and origin as stored (the pose blends and re-normalises
-/// them per frame, as `R_LerpTag` does), mapped to scene axes.
-fn tag_matrix(tag: &Tag) -> Mat4 {
-    let [x, y, z] = tag.axes;
-    matrix_to_scene(Mat4::from_cols(x.extend(0.0), y.extend(0.0), z.extend(0.0), tag.origin.extend(1.0)))
 }
 
 /// The channels that play `frames` (file frame numbers, one per key) on one part.
@@ -115,6 +112,9 @@ pub fn stand_at(scene: &mut Scene, part: &PartFrames, frame: i64) {
 pub fn animation_clip(name: &str, animation: &Animation, parts: &[&PartFrames]) -> Clip {
     let frames = key_frames(animation);
     let mut warnings = Vec::new();
+    if animation.frame_count > MAX_KEYS {
+        warnings.push(format!("{} frames, more than any .md3 holds: the first {MAX_KEYS} kept", animation.frame_count));
+    }
     let channels = parts.iter().flat_map(|part| part_channels(part, &frames, &mut warnings)).collect();
     Clip {
         name: name.to_string(),

@@ -142,7 +142,7 @@ fn tokens(text: &str) -> Vec<(usize, String)> {
 }
 
 /// C's `atoi`: leading blanks, a sign, then digits; anything else ends it (`"12x"` is 12,
-/// `"x"` is 0).
+/// `"x"` is 0), held to an `int`'s range.
 fn atoi(token: &str) -> i64 {
     let t = token.trim_start();
     let (sign, digits) = match t.strip_prefix('-') {
@@ -153,7 +153,8 @@ fn atoi(token: &str) -> i64 {
         .chars()
         .take_while(char::is_ascii_digit)
         .fold(0i64, |v, d| v.saturating_mul(10).saturating_add(i64::from(d.to_digit(10).unwrap_or(0))));
-    sign * value
+    // The game's numbers are C ints.
+    (sign * value).clamp(i64::from(i32::MIN), i64::from(i32::MAX))
 }
 
 /// C's `atof` on the longest leading number (`"20.5fps"` is 20.5, `"x"` is 0).
@@ -302,6 +303,18 @@ mod tests {
         );
         assert_eq!(config.animations[0].1.frame_count, 2);
         assert_eq!(atoi("12x"), 12);
+        assert_eq!(atoi("-99999999999999999999"), i64::from(i32::MIN));
         assert_eq!(atof("20.5fps"), 20.5);
+    }
+
+    #[test]
+    fn damaged_text_never_panics() {
+        let good = format!("sex m\nheadoffset 1 2 3\n{}", lines(&[7; 25]));
+        for cut in 0..good.len() {
+            let _ = parse(good.get(..cut).unwrap_or(""));
+        }
+        for bad in ["\"unterminated", "/* open", "0 -2147483648 nan inf\n", "headoffset", "\u{0}\u{1}/"] {
+            let _ = parse(&format!("{bad} {}", lines(&[2147483647; 25])));
+        }
     }
 }
