@@ -22,7 +22,7 @@ seed="${FUZZ_SEED:-1}"
 # Exploration beyond that is for longer local runs (`fuzz/run-all.sh 600`).
 declare -A checked_runs=(
   [blp]=450000 [m2_skin]=5400 [md3]=69000 [mdl]=95000 [mdr]=80000 [park_save]=36000 [pcx]=24000 [quake2]=16000
-  [sam]=520000 [tct]=520000
+  [sam]=520000 [tct]=1200000
   [tpw_anim]=60000 [tpw_mesh]=550000 [wad]=7000 [wct]=250000
 )
 shift || true

@@ -534,8 +534,9 @@ fn shape(across: u32, down: u32) -> String {
     format!("Info.Shape\n---\n{}\n---\n", rows.join("\n"))
 }
 
-/// A synthetic jungle (with its ground: [`crate::writers::park_ground::fixture_ground`]): a ride, a three-lane sideshow, a staff room, a fountain, a rock with a
-/// map offset, the bus (fixed), a track ride, a coaster and a shop whose WAD holds no model.
+/// A synthetic jungle: a ride, a three-lane sideshow, a staff room, a fountain, a rock with a
+/// map offset, the bus (fixed), a track ride, a coaster and a shop whose WAD holds no model; and
+/// its ground ([`crate::writers::park_ground::fixture_ground`]).
 pub fn fixture_install() -> InstallSpec {
     let item = |folder: &str, stem: &str, sam: String, model: Option<[u32; 2]>| ItemSpec {
         theme: "jungle".into(),

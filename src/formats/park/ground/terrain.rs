@@ -123,7 +123,8 @@ pub(super) fn texture_cells(
     }
     if !unnamed.is_empty() {
         warnings.push(format!(
-            "terrain: cells name texture indices {unnamed:?}, past the {} frame-table names or unreadable: drawn with the fallback texture",
+            "terrain: cells name texture indices {unnamed:?}, past the {} frame-table names or unreadable: \
+             drawn with the fallback texture",
             field.texture_names.len()
         ));
     }
