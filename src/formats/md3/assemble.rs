@@ -1,8 +1,9 @@
 //! The scene of a decoded `.md3`: a mesh node per surface (rest pose frame 0), a tag node per
 //! tag, a material per surface naming its first shader, and a clip per run of frame names in
 //! which every surface plays its frames ([`Channel::VertexFrames`]) and every tag follows its
-//! per-frame origin and axes; past a moving clip's end each carries its first frame again, which
-//! a loop blends into as Quake II's loops do ([`Clip::loop_blend`]).
+//! per-frame origin and axes, blended as `R_LerpTag` blends them ([`Channel::NodeFrames`]);
+//! past a moving clip's end each carries its first frame again, which a loop blends into as
+//! Quake II's loops do ([`Clip::loop_blend`]).
 
 use glam::{Mat3, Mat4, Quat, Vec2, Vec3};
 
@@ -10,8 +11,8 @@ use super::{FRAMES_PER_SECOND, Md3File, Surface, Tag, VERSION};
 use crate::formats::frame_clips::group_frames;
 use crate::formats::quake_axes::{matrix_to_scene, to_scene};
 use crate::scene::{
-    Aabb, Channel, Clip, Curve, DetailRow, DetailSection, FormatKind, Key, Material, Mesh, Node, NodeKind, RawField,
-    Scene, SceneKind, Submesh,
+    Aabb, Channel, Clip, DetailRow, DetailSection, FormatKind, Key, Material, Mesh, Node, NodeKind, RawField, Scene,
+    SceneKind, Submesh,
 };
 
 /// A tag's placement in scene axes: its axes (normalised, as `R_LerpTag` leaves them) and
@@ -21,6 +22,13 @@ pub fn tag_in_scene(tag: &Tag) -> (Quat, Vec3) {
     let quake = Mat4::from_mat3(Mat3::from_cols(axes[0], axes[1], axes[2]));
     let scene = matrix_to_scene(quake);
     (Quat::from_mat3(&Mat3::from_mat4(scene)).normalize(), to_scene(tag.origin))
+}
+
+/// A tag as clips key it ([`Channel::NodeFrames`]): its axes and origin as stored, in scene
+/// axes; the pose blends and re-normalises them between frames, as `R_LerpTag` does.
+pub fn tag_matrix(tag: &Tag) -> Mat4 {
+    let [x, y, z] = tag.axes;
+    matrix_to_scene(Mat4::from_cols(x.extend(0.0), y.extend(0.0), z.extend(0.0), tag.origin.extend(1.0)))
 }
 
 /// Scene positions of one frame of a surface.
@@ -101,25 +109,12 @@ pub fn build_scene(file: &Md3File) -> Scene {
             });
         }
         for t in 0..file.tag_names.len() {
-            let node = first_tag_node + t;
-            let keys: Vec<(f32, Quat, Vec3)> = shown
+            let keys = shown
                 .iter()
                 .zip(&times)
-                .filter_map(|(&f, &time)| file.tags.get(f)?.get(t).map(|tag| (time, tag_in_scene(tag))))
-                .map(|(time, (rotation, origin))| (time, rotation, origin))
+                .filter_map(|(&f, &time)| Some(Key { time, value: tag_matrix(file.tags.get(f)?.get(t)?) }))
                 .collect();
-            let rest = scene.nodes.get(node).map_or(Mat4::IDENTITY, |n| n.local);
-            let (_, rest_rotation, _) = rest.to_scale_rotation_translation();
-            channels.push(Channel::NodeRotation {
-                node,
-                authored_inverse: Mat4::from_quat(rest_rotation.inverse()),
-                keys: keys.iter().map(|&(time, value, _)| Key { time, value }).collect(),
-            });
-            channels.push(Channel::NodePosition {
-                node,
-                curve: Curve::linear(keys.iter().map(|&(time, _, value)| Key { time, value }).collect()),
-                additive: false,
-            });
+            channels.push(Channel::NodeFrames { node: first_tag_node + t, keys });
         }
         scene.clips.push(Clip {
             name,
