@@ -188,13 +188,14 @@ pub fn inspector_ui(ui: &mut Ui, viewer: &mut Viewer) {
         }
         let warnings = viewer.session.doc.as_ref().map(|d| d.summary.warnings.len()).unwrap_or(0);
         let parts = viewer.session.doc.as_ref().map_or(0, |d| d.scene.parts.len());
+        let park = viewer.session.doc.as_ref().is_some_and(|d| d.scene.format == crate::scene::FormatKind::TpwPark);
         if parts == 0 && viewer.inspector_tab == InspectorTab::Park {
             viewer.inspector_tab = InspectorTab::Nodes;
         }
         ui.horizontal(|ui| {
             let tab = &mut viewer.inspector_tab;
             if parts > 0 {
-                ui.selectable_value(tab, InspectorTab::Park, "Park");
+                ui.selectable_value(tab, InspectorTab::Park, if park { "Park" } else { "Parts" });
             }
             ui.selectable_value(tab, InspectorTab::Nodes, "Nodes");
             ui.selectable_value(tab, InspectorTab::Materials, "Materials");

@@ -542,7 +542,15 @@ impl Session {
                     previous.timeline.playing && (doc.clip.is_some() || !doc.scene.global_channels.is_empty());
                 doc.timeline = previous.timeline;
                 doc.timeline.playing = playing;
-                doc.selected = previous.selected.filter(|&n| n < doc.scene.nodes.len());
+                // A park reopened with its install may hold other nodes: the selection stays
+                // only where it is still the same item.
+                let part_name = |scene: &Scene, node: usize| {
+                    scene.part_of_node(node).and_then(|p| scene.parts.get(p)).map(|p| p.name.clone())
+                };
+                doc.selected = previous
+                    .selected
+                    .filter(|&n| n < doc.scene.nodes.len())
+                    .filter(|&n| part_name(&previous.scene, n) == part_name(&doc.scene, n));
                 // The same park reopened (with its install, say) keeps its clock.
                 if let (Some(clock), Some(before)) = (&mut doc.layers, previous.layers) {
                     (clock.seconds, clock.playing, clock.speed) = (before.seconds, before.playing, before.speed);

@@ -172,13 +172,23 @@ fn layers_ui(ui: &mut Ui, doc: &mut Document) {
             ui.weak(format!("({scrubbed} scrubbed)"));
         }
     });
-    for index in own_layers {
+    // With nothing selected, the layers that offer a choice of clips (a player's torso and
+    // legs) still show, so that their clips can be picked.
+    let shown = if part.is_some() {
+        own_layers
+    } else {
+        (0..doc.scene.layers.len())
+            .filter(|&l| doc.scene.layers.get(l).is_some_and(|l| !l.choices.is_empty()))
+            .collect()
+    };
+    for index in shown {
         layer_row_ui(ui, doc, index);
     }
 }
 
 /// One layer of the selected item: its clip, its time, and a slider that scrubs it alone.
 fn layer_row_ui(ui: &mut Ui, doc: &mut Document, index: usize) {
+    choice_ui(ui, doc, index);
     let scene = &doc.scene;
     let Some(layer) = scene.layers.get(index) else { return };
     let Some(clip) = layer.clip.and_then(|c| scene.clips.get(c)) else { return };
@@ -202,4 +212,29 @@ fn layer_row_ui(ui: &mut Ui, doc: &mut Document, index: usize) {
             *offset = 0.0;
         }
     });
+}
+
+/// A layer that offers a choice of clips (a Quake 3 player's torso and legs): which it plays.
+fn choice_ui(ui: &mut Ui, doc: &mut Document, index: usize) {
+    let Some(layer) = doc.scene.layers.get(index).filter(|l| !l.choices.is_empty()) else { return };
+    let name = |c: Option<usize>| c.and_then(|c| doc.scene.clips.get(c)).map_or("none".into(), |c| c.name.clone());
+    let mut picked = None;
+    ui.horizontal(|ui| {
+        ui.label(format!("{} plays", layer.name));
+        egui::ComboBox::from_id_salt(("layer-clip", index)).selected_text(name(layer.clip)).show_ui(ui, |ui| {
+            for &choice in &layer.choices {
+                if ui.selectable_label(layer.clip == Some(choice), name(Some(choice))).clicked() {
+                    picked = Some(choice);
+                }
+            }
+        });
+    });
+    if let Some(choice) = picked
+        && let Some(layer) = doc.scene.layers.get_mut(index)
+    {
+        layer.clip = Some(choice);
+        if let Some(offset) = doc.layers.as_mut().and_then(|c| c.offsets.get_mut(index)) {
+            *offset = 0.0;
+        }
+    }
 }
