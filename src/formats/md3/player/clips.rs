@@ -9,11 +9,9 @@
 //! Frames outside a part's file follow the renderer: a surface shows frame 0
 //! (`R_AddMD3Surfaces`), a tag its last frame (`R_GetTag`); either is a warning.
 
-use glam::Mat4;
-
 use super::config::Animation;
 use crate::formats::md3::Md3File;
-use crate::formats::md3::assemble::{tag_in_scene, tag_matrix};
+use crate::formats::md3::assemble::tag_matrix;
 use crate::formats::quake_axes::to_scene;
 use crate::scene::{Channel, Clip, Key, Scene};
 
@@ -103,8 +101,7 @@ pub fn stand_at(scene: &mut Scene, part: &PartFrames, frame: i64) {
         let (Some(tag), Some(node)) = (file.tags.get(frame).and_then(|f| f.get(t)), scene.nodes.get_mut(node)) else {
             continue;
         };
-        let (rotation, origin) = tag_in_scene(tag);
-        node.local = Mat4::from_rotation_translation(rotation, origin);
+        node.local = tag_matrix(tag);
     }
 }
 
