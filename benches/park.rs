@@ -10,7 +10,8 @@
 //!   adapter exists (lavapipe is a CPU rasteriser: the figure is reported, not targeted).
 //! - `park/prepare`: the CPU half of that frame ([`mdview::render::Renderer::prepare`]).
 //!
-//! Run: `cargo bench --bench park`
+//! Run: `cargo bench --bench park`. With `MDVIEW_PARK_OUT=DIR` set it only writes the park
+//! under DIR (the save is `DIR/data/levels/jungle/synthetic.TPWS`), for timing the viewer on it.
 
 #[macro_use]
 mod kept_heap;
@@ -44,6 +45,12 @@ fn open_park(save: &std::path::Path) -> Scene {
 }
 
 fn park(c: &mut Criterion) {
+    if let Some(dir) = std::env::var_os("MDVIEW_PARK_OUT") {
+        let save = mdview::writers::park_synthetic::write_synthetic_park(std::path::Path::new(&dir), MODELS, PLACED)
+            .expect("writing the park");
+        eprintln!("wrote {}", save.display());
+        return;
+    }
     let (root, save) = write_park();
     let scene = open_park(&save);
     eprintln!(

@@ -252,7 +252,7 @@ fn item_model(index: usize) -> MeshFile {
 }
 
 fn morphs(index: usize) -> bool {
-    index % 3 == 0
+    index.is_multiple_of(3)
 }
 
 /// The top's box over its whole bob.
