@@ -245,3 +245,23 @@ fn a_park_exports_as_its_save_has_it_with_repeated_models_sharing_meshes() {
     let plate = meshes.iter().position(|m| m["name"] == "swing #40/plate").unwrap();
     assert_eq!(nodes.iter().filter(|n| n["mesh"].as_u64() == Some(plate as u64)).count(), 3);
 }
+
+#[test]
+fn one_item_taken_alone_stands_and_plays_as_in_the_park() {
+    let (install, save) = swing_park();
+    let scene = open("swings-alone", &install, &save);
+    let index = scene.parts.iter().position(|p| p.name == "swing #40").unwrap();
+    let mut alone = scene.part_alone(index).unwrap();
+    alone.validate().unwrap();
+    assert_eq!((alone.parts.len(), alone.meshes.len(), alone.layers.len()), (1, 2, 1));
+    let whole = part_points(&scene, "swing #40", 0.1);
+    let own = part_points(&alone, "swing #40", 0.1);
+    assert_eq!(whole.len(), own.len());
+    for (a, b) in whole.iter().zip(&own) {
+        assert!(close(*a, *b), "{a} against {b}");
+    }
+    // The hidden arm stays hidden alone.
+    let hidden = scene.parts.iter().position(|p| p.name == "swing #41").unwrap();
+    assert_eq!(scene.part_alone(hidden).unwrap().hidden_nodes.len(), 1);
+    assert!(scene.part_alone(scene.parts.len()).is_none());
+}

@@ -8,6 +8,15 @@
 
 use super::{Channel, Clip, Mesh, Node, Scene};
 
+/// Which list an index points into, for [`Channel::reindexed`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexKind {
+    Node,
+    Mesh,
+    Material,
+    Skeleton,
+}
+
 /// Where one appended model's lists start in the scene it was appended to.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Offsets {
@@ -96,6 +105,18 @@ fn shifted_mesh(mesh: &Mesh, at: &Offsets) -> Mesh {
 impl Channel {
     /// The same channel aimed at a model appended at `at`.
     pub fn shifted(&self, at: &Offsets) -> Channel {
+        self.reindexed(&|kind, i| {
+            i + match kind {
+                IndexKind::Node => at.nodes,
+                IndexKind::Mesh => at.meshes,
+                IndexKind::Material => at.materials,
+                IndexKind::Skeleton => at.skeletons,
+            }
+        })
+    }
+
+    /// The same channel with each index it targets passed through `map`.
+    pub fn reindexed(&self, map: &dyn Fn(IndexKind, usize) -> usize) -> Channel {
         let mut c = self.clone();
         match &mut c {
             Channel::NodeRotation { node, .. }
@@ -104,15 +125,17 @@ impl Channel {
             | Channel::NodeAxisScale { node, .. }
             | Channel::NodePathProgress { node, .. }
             | Channel::NodeFrames { node, .. }
-            | Channel::NodeVisibility { node, .. } => *node += at.nodes,
+            | Channel::NodeVisibility { node, .. } => *node = map(IndexKind::Node, *node),
             Channel::VertexMorph { mesh, .. } | Channel::VertexFrames { mesh, .. } | Channel::UvKeys { mesh, .. } => {
-                *mesh += at.meshes
+                *mesh = map(IndexKind::Mesh, *mesh)
             }
-            Channel::PackedFrames(p) => p.mesh += at.meshes,
-            Channel::BoneFrames { skeleton, .. } | Channel::BoneTracks { skeleton, .. } => *skeleton += at.skeletons,
+            Channel::PackedFrames(p) => p.mesh = map(IndexKind::Mesh, p.mesh),
+            Channel::BoneFrames { skeleton, .. } | Channel::BoneTracks { skeleton, .. } => {
+                *skeleton = map(IndexKind::Skeleton, *skeleton)
+            }
             Channel::MaterialColor { material, .. }
             | Channel::MaterialAlpha { material, .. }
-            | Channel::UvTransform { material, .. } => *material += at.materials,
+            | Channel::UvTransform { material, .. } => *material = map(IndexKind::Material, *material),
         }
         c
     }

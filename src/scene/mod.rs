@@ -35,7 +35,7 @@
 //! `texture` (images, their sources, see-through classification), `skeleton`, `curve` and
 //! `shared_slice` (keys), `path`, `packed_frames`, `channel`, `clip` (with [`resolve_clip`]) and
 //! `details` (raw fields, detail tables, open choices), `layers` (parts of an assembled scene and
-//! clips playing at once on their own clocks), `merge` (appending a model into an assembled scene), `freeze` (a still copy of one pose). [`anim`] poses a scene at a time,
+//! clips playing at once on their own clocks), `merge` (appending a model into an assembled scene), `freeze` (a still copy of one pose), `extract` (one part alone). [`anim`] poses a scene at a time,
 //! [`validate`] checks it once where it is made, and [`math`] holds the matrix helpers.
 
 pub mod anim;
@@ -48,6 +48,7 @@ mod channel;
 mod clip;
 mod curve;
 mod details;
+mod extract;
 mod freeze;
 mod layers;
 mod merge;
@@ -66,7 +67,7 @@ pub use channel::{Channel, EaseRamp, JointTracks, MorphBlock, TrackTime, UvSlotK
 pub use clip::{Clip, MILLISECONDS_PER_SECOND, TrackReport, resolve_clip};
 pub use curve::{Curve, Interpolation, Key};
 pub use layers::{GROUND, Layer, LayerTime, Part, Playback};
-pub use merge::Offsets;
+pub use merge::{IndexKind, Offsets};
 pub use details::{DetailRow, DetailSection, OpenChoice, RawField};
 pub use material::{AlphaMode, BlendMode, ImageCycle, LayerCombine, Material, TextureLayer, TextureWrap};
 pub use mesh::{Influence, Mesh, SkinWeights, Submesh, compute_normals, compute_normals_into, expand_positions};
