@@ -16,21 +16,38 @@ fn rgba(png: &[u8]) -> image::RgbaImage {
     image::load_from_memory_with_format(png, image::ImageFormat::Png).unwrap().to_rgba8()
 }
 
+/// Every file under `dir`, as `/`-separated paths relative to `root`.
+fn files_under(root: &std::path::Path, dir: &std::path::Path) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(files_under(root, &path));
+        } else {
+            out.insert(path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/"));
+        }
+    }
+    out
+}
+
 #[test]
 fn committed_assets_are_what_make_demo_generates() {
-    let generated = mdview::demo::generate();
+    let generated: Vec<(String, Vec<u8>)> =
+        mdview::demo::generate().into_iter().chain(mdview::demo::generate_park()).collect();
     let names: Vec<&str> = generated.iter().map(|(n, _)| n.as_str()).collect();
-    let embedded: Vec<&str> = mdview::demo::files().iter().map(|(n, _)| *n).collect();
+    let embedded: Vec<&str> = mdview::demo::files().iter().chain(mdview::demo::park_files()).map(|(n, _)| *n).collect();
     assert_eq!(names, embedded, "the embedded list and the generator disagree");
-    let on_disk: std::collections::BTreeSet<String> =
-        std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo"))
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
+    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo"));
+    let on_disk = files_under(root, root);
     assert_eq!(on_disk, names.iter().map(|n| n.to_string()).collect(), "assets/demo holds other files");
     let stale = "assets/demo is stale: run `cargo run --example make_demo`";
     for (name, data) in &generated {
-        let old = committed(name);
+        let old = mdview::demo::files()
+            .iter()
+            .chain(mdview::demo::park_files())
+            .find(|(n, _)| n == name)
+            .map(|(_, d)| *d)
+            .unwrap();
         if name.ends_with(".png") {
             // Pixels, not bytes: a newer PNG encoder may compress the same image differently.
             let (a, b) = (rgba(old), rgba(data));

@@ -150,7 +150,8 @@ impl App {
     }
 }
 
-/// The built-in demo, written to a temporary folder: its main model, with the folder listed.
+/// The built-in demo, written to a temporary folder: its park's save, which opens with the
+/// install beside it (the demo's loose models and `park.wad` are two folders up).
 fn demo_model() -> std::io::Result<PathBuf> {
-    crate::demo::extract().map(|dir| dir.join(crate::demo::MAIN_MODEL))
+    crate::demo::extract().map(|dir| dir.join(crate::demo::PARK_SAVE))
 }
