@@ -270,7 +270,9 @@ fn run_info(args: &InfoArgs) -> Result<()> {
     let scene = open(&args.file)?;
     let elapsed = started.elapsed();
     let mut summary = Summary::of(&scene);
-    if args.timing {
+    if args.timing && formats::md3::player::is_player_folder(&args.file) {
+        eprintln!("note: --timing times one file's decoding; a player folder opens three .md3 files: time each");
+    } else if args.timing {
         let timing = open_timing(&args.file, elapsed)?;
         // Decoding the bytes alone, as its name says; the first open is in `open_timing`.
         summary.decode_ms = Some(timing.warm_decode_ms);

@@ -334,6 +334,10 @@ fn info_and_export_take_the_player_folder() {
     assert!(info.status.success(), "{}", String::from_utf8_lossy(&info.stderr));
     let text = String::from_utf8_lossy(&info.stdout);
     assert!(text.contains("LEGS_IDLE") && text.contains("tag_head"), "{text}");
+    // --timing times one file's decoding: for a player folder it says so and still answers.
+    let timed = mdview(&["info", "--timing", dir.to_str().unwrap()]);
+    assert!(timed.status.success(), "{}", String::from_utf8_lossy(&timed.stderr));
+    assert!(String::from_utf8_lossy(&timed.stderr).contains("player folder"));
     // To a file: the player, every clip, in one glTF.
     let out = dir.parent().unwrap().join("player.glb");
     let export = mdview(&["export", dir.to_str().unwrap(), "-o", out.to_str().unwrap()]);
