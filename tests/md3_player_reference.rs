@@ -154,11 +154,12 @@ fn parse_cfg(text: &str) -> Vec<(&'static str, Anim)> {
             let cut = [rest.find("//"), rest.find("/*")].into_iter().flatten().min();
             let (head, tail) = cut.map_or((rest, ""), |c| rest.split_at(c));
             words.extend(head.split_whitespace().map(str::to_string));
-            if tail.starts_with("/*") {
-                in_block = true;
-                rest = &tail[2..];
-            } else {
-                break;
+            match tail.strip_prefix("/*") {
+                Some(after) => {
+                    in_block = true;
+                    rest = after;
+                }
+                None => break,
             }
         }
         lines.push(words);
