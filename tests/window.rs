@@ -393,6 +393,49 @@ fn a_park_opens_with_its_items_listed_and_one_selected_and_framed() {
     let image = image::open(&png).expect("screenshot written").to_rgba8();
     assert_panel_with_text(&image, 1000, WIDTH, "park panel");
     assert_model_drawn(&image);
+    assert_selection_drawn(&image);
+}
+
+/// The selected item's outline: the viewport holds some of the renderer's highlight orange-yellow
+/// (the parks' orange stand-in boxes stand away from the items these tests frame).
+fn assert_selection_drawn(img: &RgbaImage) {
+    let yellow =
+        |p: &image::Rgba<u8>| p[0] > 200 && p[1] > 140 && p[2] < 110 && i32::from(p[0]) - i32::from(p[2]) > 120;
+    let outlined = fraction(img, 240, 60, 900, 700, yellow);
+    assert!(outlined > 0.001, "expected the selection outlined in the viewport, {outlined:.4} yellow");
+}
+
+/// The built-in demo is a park: an item selected by name (`#` picks the first placed item,
+/// `gate #20`, as every item's name carries its thing id) is framed in the view.
+#[test]
+fn the_demo_park_opens_and_an_item_is_selected_and_framed() {
+    if !xvfb_available() {
+        return;
+    }
+    let config = common::temp_dir("window-demo-park");
+    let view_json = config.join("view.json");
+    let view_arg = view_json.to_string_lossy().into_owned();
+    let (image, _) =
+        screenshot(&["--select", "#", "--frame-selected", "--dump-view", &view_arg], "window-demo-park-shot");
+    let view = dumped_view(&view_json);
+    assert_eq!(view["format"], "Theme Park World park", "the demo opens as a park: {view}");
+    let selected = view["selected_part"].as_str().expect("an item selected").to_string();
+    assert!(selected.contains('#'), "{selected}");
+    let (min, max) = (vec3(&view["selected_bounds"]["min"]), vec3(&view["selected_bounds"]["max"]));
+    let target = vec3(&view["camera"]["target"]);
+    assert!(
+        (0..3).all(|k| (target[k] - (min[k] + max[k]) / 2.0).abs() < 0.01 * (max[k] - min[k]).abs().max(1.0)),
+        "framed on {selected}: target {target:?}, bounds {min:?} {max:?}"
+    );
+    let (park_min, park_max) = (vec3(&view["scene_bounds"]["min"]), vec3(&view["scene_bounds"]["max"]));
+    let item_size = (0..3).map(|k| (max[k] - min[k]).powi(2)).sum::<f32>().sqrt();
+    let park_size = (0..3).map(|k| (park_max[k] - park_min[k]).powi(2)).sum::<f32>().sqrt();
+    let distance = view["camera"]["distance"].as_f64().expect("distance") as f32;
+    assert!(item_size < park_size * 0.5, "the item is a small part of the park: {item_size} of {park_size}");
+    assert!(distance > item_size * 0.5 && distance < item_size * 4.0, "distance {distance}, item {item_size}");
+    assert_panel_with_text(&image, 1000, WIDTH, "park panel");
+    assert_model_drawn(&image);
+    assert_selection_drawn(&image);
 }
 
 #[test]

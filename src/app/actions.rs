@@ -152,7 +152,12 @@ impl App {
                     }
                 }
                 Action::FrameModel => {
-                    if let Some(bounds) = self.viewer.session.doc.as_ref().map(posed_bounds) {
+                    // In an assembled scene (a park), the selected item; else the whole pose.
+                    let part =
+                        self.viewer.session.doc.as_ref().and_then(|d| super::park::selected_part(&d.scene, d.selected));
+                    if let Some(part) = part {
+                        self.frame_part(part);
+                    } else if let Some(bounds) = self.viewer.session.doc.as_ref().map(posed_bounds) {
                         self.viewer.frame_on(bounds, false);
                     }
                 }

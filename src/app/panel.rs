@@ -738,7 +738,7 @@ pub const KEYS: &[(&str, &str)] = &[
     (", and .", "previous / next frame"),
     ("Home / End", "first / last frame (a park: Home goes back to the saved time)"),
     ("[ and ]", "half / double speed"),
-    ("F", "frame the model (a park: double-click an item in the Park tab to frame it)"),
+    ("F", "frame the model (a park: the selected item; double-clicking one in the Park tab frames it too)"),
     ("V", "fly mode on / off: W A S D move, Q E down / up, Shift faster, drag looks"),
     ("R", "reset the camera"),
     ("W N B G", "wireframe, normals, bounds, grid (W moves in fly mode)"),

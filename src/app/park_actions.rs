@@ -11,7 +11,7 @@ use super::window::App;
 use super::{NO_DIALOG_WITHIN, UserEvent, Viewer, file_name, panel::InspectorTab};
 
 /// How a park's scene says that no install was found (see `formats::park::open_park`).
-const NO_INSTALL: &str = "no install found";
+pub(super) const NO_INSTALL: &str = "no install found";
 
 impl App {
     /// Frames part `index` as it stands now, keeping the camera's angles.

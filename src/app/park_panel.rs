@@ -17,6 +17,13 @@ pub fn park_ui(ui: &mut Ui, doc: &mut Document, actions: &mut Vec<Action>) {
     if warnings > 0 {
         ui.colored_label(WARN_COLOUR, format!("⚠ {warnings} warnings (Info tab)"));
     }
+    if doc.scene.warnings.iter().any(|w| w.starts_with(super::park_actions::NO_INSTALL)) {
+        ui.colored_label(WARN_COLOUR, "No install found above the save: items are named by id alone.");
+        let hint = "The folder holding data/levels/; remembered for the next parks";
+        if ui.button("Choose the install…").on_hover_text(hint).clicked() {
+            actions.push(Action::PickInstall);
+        }
+    }
     ui.weak("Click an item to select it, double-click to frame it.");
     let selected = selected_part(&doc.scene, doc.selected);
     if let Some(part) = selected.and_then(|p| doc.scene.parts.get(p)) {
