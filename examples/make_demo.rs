@@ -1,6 +1,6 @@
 //! Regenerates the built-in demo under `assets/demo/` (`cargo run --example make_demo`): the
-//! models, their textures and `park.wad`, and the park (its install under `park/data/levels/`
-//! and its save under `park/save/`). The output is deterministic; `tests/demo.rs` checks the
+//! models, their textures and `park.wad`, and the park (its install under `data/levels/` and
+//! its save `demo.TPWS`). The output is deterministic; `tests/demo.rs` checks the
 //! committed files against it.
 
 use std::path::Path;

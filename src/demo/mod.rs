@@ -3,12 +3,12 @@
 //! encoders) with procedural textures. It has two halves:
 //!
 //! - **The park** ([`PARK_SAVE`], what the viewer opens by default): a synthetic jungle install
-//!   under `park/data/levels/jungle/` (the category `.sam` files, and one WAD per item in
-//!   `rides/`, `shops/`, `sideshow/` and `features/`, each with its `.sam`, model, clips and
-//!   `.wct` textures) and a save `park/save/demo.TPWS` placing fourteen items at every quarter
-//!   turn with a path, a queue, an item held on a clip, looping ones, one whose WAD is missing
-//!   and a hidden node. See [`park`] and [`items`].
-//! - **The models** ([`models`]), loose and in `park.wad`: `island.MD2` (sheared palm dummies,
+//!   under `data/levels/jungle/` (the category `.sam` files; one WAD per item in `rides/`,
+//!   `shops/`, `sideshow/` and `features/`, each with its `.sam`, model, clips and `.wct`
+//!   textures; the ground's `terrain.wad` and `queue.wad`) and a save `demo.TPWS` beside it
+//!   placing fourteen items at every quarter turn with a path, a queue, an item held on a clip,
+//!   looping ones, one whose WAD is missing and a hidden node. See `park`, `items`, `ground`.
+//! - **The models** (`models`), loose and in `park.wad`: `island.MD2` (sheared palm dummies,
 //!   see-through water scrolled by `islandM1.MD2`), `gate.MD2` (built by `gateC.MD2`, doors swung
 //!   eased by `gateM1.MD2` and back by `gateM2.MD2` while the sign blinks) and `fountain.MD2`
 //!   (`fountainM1.MD2`: a water morph in the track's own box and a five-key UV flow). The same
@@ -71,20 +71,20 @@ static FILES: &[(&str, &[u8])] = embed!(
 );
 
 static PARK_FILES: &[(&str, &[u8])] = embed!(
-    "park/data/levels/jungle/rides/Rides.sam",
-    "park/data/levels/jungle/rides/carousel.wad",
-    "park/data/levels/jungle/shops/Shops.sam",
-    "park/data/levels/jungle/shops/kiosk.wad",
-    "park/data/levels/jungle/sideshow/SideShow.sam",
-    "park/data/levels/jungle/sideshow/hoopla.wad",
-    "park/data/levels/jungle/features/Features.sam",
-    "park/data/levels/jungle/features/gate.wad",
-    "park/data/levels/jungle/features/fountain.wad",
-    "park/data/levels/jungle/features/isle.wad",
-    "park/data/levels/jungle/features/palm.wad",
-    "park/data/levels/jungle/terrain.wad",
-    "park/data/levels/jungle/queue.wad",
-    "park/save/demo.TPWS",
+    "data/levels/jungle/rides/Rides.sam",
+    "data/levels/jungle/rides/carousel.wad",
+    "data/levels/jungle/shops/Shops.sam",
+    "data/levels/jungle/shops/kiosk.wad",
+    "data/levels/jungle/sideshow/SideShow.sam",
+    "data/levels/jungle/sideshow/hoopla.wad",
+    "data/levels/jungle/features/Features.sam",
+    "data/levels/jungle/features/gate.wad",
+    "data/levels/jungle/features/fountain.wad",
+    "data/levels/jungle/features/isle.wad",
+    "data/levels/jungle/features/palm.wad",
+    "data/levels/jungle/terrain.wad",
+    "data/levels/jungle/queue.wad",
+    "demo.TPWS",
 );
 
 /// The demo's model files as committed under `assets/demo/`, by file name.

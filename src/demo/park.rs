@@ -16,10 +16,11 @@ use crate::writers::park::{
 };
 use crate::writers::park_ground::{queue_wad, terrain_wad};
 
-/// The save, under the demo folder; the install is the folder above `save/`.
-pub const PARK_SAVE: &str = "park/save/demo.TPWS";
+/// The save, at the top of the demo folder, which is also its install: the viewer lists the
+/// loose models, `park.wad` and every item's WAD beside it.
+pub const PARK_SAVE: &str = "demo.TPWS";
 /// Where the install's theme lives under the demo folder.
-const THEME_DIR: &str = "park/data/levels/jungle";
+const THEME_DIR: &str = "data/levels/jungle";
 /// The id of an item no WAD in the install has: shown as a labelled box.
 pub(super) const MISSING_ITEM: u16 = 1250;
 
