@@ -321,6 +321,15 @@ pub fn viewport_ui(ui: &mut egui::Ui, viewer: &mut super::Viewer, texture: Optio
                 text_colour,
             );
         }
+        if viewer.fly.on {
+            painter.text(
+                rect.left_bottom() + egui::vec2(12.0, -12.0),
+                Align2::LEFT_BOTTOM,
+                "Fly: W A S D move · Q E down / up · Shift faster · drag looks · V to orbit again",
+                FontId::proportional(13.0),
+                text_colour,
+            );
+        }
         if viewer.session.pending.is_some() {
             let spinner = egui::Rect::from_min_size(rect.right_top() + egui::vec2(-34.0, 10.0), egui::vec2(24.0, 24.0));
             ui.put(spinner, egui::Spinner::new().size(22.0));
