@@ -21,7 +21,8 @@ ratio, with the machine's load (`uptime`) before and after.
 Needs g++ and libassimp-dev (in-process), assimp-utils (whole processes).
 Run from the repository root:
   python3 benches/peers/peers.py [--runs 400] [--rounds 7] [--repeats 20] [FILE...]
-With no files it takes every Quake II model of ../shared/corpus/md2.
+With no files it takes every model of ../shared/corpus/{md2,md3,mdl} (`--formats md3,mdl` picks
+folders); assimp gets each file's extension as its format hint.
 """
 
 import argparse
@@ -37,9 +38,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 BUILD = ROOT / "target" / "peers"
-CORPUS = ROOT.parent / "shared" / "corpus" / "md2"
+CORPORA = ROOT.parent / "shared" / "corpus"
+# The formats compared, by corpus folder and extension (the assimp hint is the extension).
+FORMATS = ("md2", "md3", "mdl")
 # assimp's MD2 loader crashes on this file (zero vertices); mdview rejects it with an error.
 SKIP = {"malformed_zero_numvertices.md2"}
+
+
+def hint(path):
+    """The format hint assimp gets for a file: its extension (`md2`, `md3`, `mdl`)."""
+    return Path(path).suffix.lower().lstrip(".")
 
 
 def uptime():
@@ -100,7 +108,7 @@ def in_process_rounds(harness, peer_decode, files, runs, rounds, cpu):
     for r in range(rounds):
         for f in files:
             sides = {
-                "assimp": prefix + [str(harness), str(runs), "md2", f],
+                "assimp": prefix + [str(harness), str(runs), hint(f), f],
                 "mdview": prefix + [str(peer_decode), str(runs), f],
             }
             order = ["assimp", "mdview"] if r % 2 == 0 else ["mdview", "assimp"]
@@ -188,15 +196,20 @@ def main():
     parser.add_argument("--repeats", type=int, default=20, help="whole-process runs per file and command")
     parser.add_argument("--no-process", action="store_true", help="skip the whole-process comparison")
     parser.add_argument("--no-build", action="store_true", help="use the release binaries as they are")
+    parser.add_argument("--formats", help=f"corpus folders to take, comma-separated (default {','.join(FORMATS)})")
     parser.add_argument("files", nargs="*")
     args = parser.parse_args()
     args.runs = max(args.runs, 1)
     args.rounds = max(args.rounds, 1)
+    parser_formats = args.formats.split(",") if args.formats else FORMATS
     files = args.files or sorted(
-        str(p) for p in CORPUS.rglob("*") if p.suffix.lower() == ".md2" and p.name not in SKIP
+        str(p)
+        for f in parser_formats
+        for p in (CORPORA / f).rglob("*")
+        if p.suffix.lower() == f".{f}" and p.name not in SKIP
     )
     if not files:
-        print(f"SKIP: no files given and no corpus at {CORPUS}")
+        print(f"SKIP: no files given and no corpus under {CORPORA}")
         return 0
     harness, mdview, peer_decode = build(cargo=not args.no_build)
 

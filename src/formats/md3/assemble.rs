@@ -99,7 +99,11 @@ pub fn build_scene(file: &Md3File) -> Scene {
         let times: Vec<f32> = (first..=last + usize::from(return_frame.is_some())).map(|f| f as f32).collect();
         let mut channels = Vec::with_capacity(file.surfaces.len() + 2 * file.tag_names.len());
         for (mesh, surface) in file.surfaces.iter().enumerate() {
-            let positions = shown.iter().flat_map(|&f| frame_positions(surface, f)).collect();
+            // Sized up front: collecting a flat_map would regrow (and copy) the buffer many times.
+            let mut positions = Vec::with_capacity(shown.len() * surface.vertex_count);
+            for &f in &shown {
+                positions.extend(frame_positions(surface, f));
+            }
             channels.push(Channel::VertexFrames {
                 mesh,
                 times: times.clone(),
@@ -138,9 +142,26 @@ pub fn build_scene(file: &Md3File) -> Scene {
     scene
 }
 
+/// A number with three decimals, as `{:.3}` writes it (ties to even, the sign kept), through
+/// integer formatting: `{:.3}` formats exactly and costs a fifth of a large file's decode.
+pub(super) struct Milli(pub(super) f32);
+
+impl std::fmt::Display for Milli {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // An f32 times 1000 is exact in an f64, so rounding it rounds the decimal expansion.
+        let thousandths = (f64::from(self.0) * 1000.0).round_ties_even();
+        if !self.0.is_finite() || thousandths.abs() >= 1e15 {
+            return write!(f, "{:.3}", self.0);
+        }
+        let whole = thousandths.abs() as u64;
+        let sign = if self.0.is_sign_negative() { "-" } else { "" };
+        write!(f, "{sign}{}.{:03}", whole / 1000, whole % 1000)
+    }
+}
+
 /// The frames, tags and surfaces as tables for `info` and the panel.
 fn details(file: &Md3File) -> Vec<DetailSection> {
-    let v = |v: Vec3| format!("{:.3} {:.3} {:.3}", v.x, v.y, v.z);
+    let v = |v: Vec3| format!("{} {} {}", Milli(v.x), Milli(v.y), Milli(v.z));
     let frames = file
         .frames
         .iter()
@@ -152,7 +173,7 @@ fn details(file: &Md3File) -> Vec<DetailSection> {
                 .with("min", v(f.bounds[0]))
                 .with("max", v(f.bounds[1]))
                 .with("origin", v(f.local_origin))
-                .with("radius", format_args!("{:.3}", f.radius))
+                .with("radius", Milli(f.radius))
         })
         .collect();
     let tags = file

@@ -76,8 +76,12 @@ pub struct Vertex {
 
 impl Vertex {
     /// The position in Quake units and axes.
+    #[inline]
     pub fn position(&self) -> Vec3 {
-        Vec3::from_array(self.xyz.map(f32::from)) * XYZ_SCALE
+        // Element by element rather than `xyz.map`, which is left uninlined in the hot loop
+        // over every frame's vertices.
+        let [x, y, z] = self.xyz;
+        Vec3::new(f32::from(x), f32::from(y), f32::from(z)) * XYZ_SCALE
     }
 
     /// The unit normal in Quake axes: latitude in the high byte, longitude in the low, as

@@ -115,3 +115,12 @@ fn every_truncation_is_an_error_never_a_panic() {
         assert!(decode(good.get(..len).unwrap()).is_err(), "{len} bytes decoded");
     }
 }
+
+#[test]
+fn three_decimals_are_written_as_format_writes_them() {
+    let values = [0.0, -0.0, 0.0625, -0.0625, 0.0005, 0.0015, -103.422, 138.797, 1e9, -2.5e-4, 182.466_f32, 0.1];
+    for v in values.into_iter().chain((-300..300).map(|i| i as f32 / 64.0)) {
+        assert_eq!(assemble::Milli(v).to_string(), format!("{v:.3}"), "{v}");
+    }
+    assert_eq!(assemble::Milli(f32::NAN).to_string(), "NaN");
+}

@@ -9,7 +9,7 @@ use std::sync::{Arc, LazyLock};
 use glam::{Mat4, Vec2, Vec3};
 
 use super::palette::{Palette, to_rgba};
-use super::{CHOICE_SKIN, FRAMES_PER_SECOND, Frame, MdlFile, Pose, Skin, VERSION};
+use super::{CHOICE_SKIN, FRAMES_PER_SECOND, Frame, Header, MdlFile, Pose, Skin, VERSION};
 use crate::formats::Pick;
 use crate::formats::frame_clips::{clip_of, name_runs};
 use crate::formats::quake_axes::to_scene;
@@ -124,25 +124,33 @@ fn pose_table(file: &MdlFile) -> (Vec<&Pose>, Vec<f32>, Runs) {
 /// A material per skin, its picture an image of the scene; a skin group's material shows its
 /// pictures in turn ([`ImageCycle`]) on the global clock, in frame units (the intervals × 10),
 /// as Quake's `R_AliasSetupSkin` picks one by `time % last interval`.
-fn skin_materials(scene: &mut Scene, file: &MdlFile, palette: &Palette, palette_source: &str, picks: &[Pick]) {
+/// The skins' pictures move into the scene's images (`skins` is the file's, taken).
+fn skin_materials(
+    scene: &mut Scene,
+    skins: Vec<Skin>,
+    header: &Header,
+    palette: &Palette,
+    palette_source: &str,
+    picks: &[Pick],
+) {
     let mut options = Vec::new();
-    for (s, skin) in file.skins.iter().enumerate() {
-        let (name, pictures, intervals): (String, Vec<&Vec<u8>>, &[f32]) = match skin {
-            Skin::Single(p) => (format!("skin {s}"), vec![p], &[]),
+    for (s, skin) in skins.into_iter().enumerate() {
+        let grouped = matches!(skin, Skin::Group { .. });
+        let (name, pictures, intervals) = match skin {
+            Skin::Single(p) => (format!("skin {s}"), vec![p], Vec::new()),
             Skin::Group { intervals, pictures } => {
                 let ends: Vec<String> = intervals.iter().map(|end| format!("{end}")).collect();
                 let label = format!("skin {s} (group of {}, until {} s)", pictures.len(), ends.join(", "));
-                (label, pictures.iter().collect(), intervals)
+                (label, pictures, intervals)
             }
         };
         let first_image = scene.images.len();
-        for (k, indices) in pictures.iter().enumerate() {
-            let picture =
-                if matches!(skin, Skin::Group { .. }) { format!("skin {s} picture {k}") } else { name.clone() };
+        for (k, indices) in pictures.into_iter().enumerate() {
+            let picture = if grouped { format!("skin {s} picture {k}") } else { name.clone() };
             let source = SkinPicture {
-                indices: (*indices).clone(),
-                width: file.header.skin_width,
-                height: file.header.skin_height,
+                indices,
+                width: header.skin_width,
+                height: header.skin_height,
                 palette: palette.clone(),
                 location: format!("{picture} in the model, with {palette_source}"),
             };
@@ -178,8 +186,12 @@ fn skin_materials(scene: &mut Scene, file: &MdlFile, palette: &Palette, palette_
     });
 }
 
-/// Builds the scene with skins in `palette` (from `palette_source`), the skin `picks` chose.
-pub fn build_scene(file: &MdlFile, palette: Palette, palette_source: &str, picks: &[Pick]) -> Scene {
+/// Builds the scene with skins in `palette` (from `palette_source`), the skin `picks` chose; the
+/// file's skin pictures move into the scene rather than being copied.
+pub fn build_scene(mut file: MdlFile, palette: Palette, palette_source: &str, picks: &[Pick]) -> Scene {
+    let skin_table = skin_details(&file);
+    let skins = std::mem::take(&mut file.skins);
+    let file = &file;
     let h = &file.header;
     let mut scene = Scene::new(FormatKind::Quake1Mdl, SceneKind::Mesh);
     scene.version = VERSION as u32;
@@ -189,7 +201,7 @@ pub fn build_scene(file: &MdlFile, palette: Palette, palette_source: &str, picks
     let mut records = Vec::with_capacity(poses.len() * vertex_count * 4);
     let mut table = FrameTable { times, ..FrameTable::default() };
     for pose in &poses {
-        records.extend(pose.vertices.iter().flatten());
+        records.extend_from_slice(pose.vertices.as_flattened());
         let start = table.name_text.len() as u32;
         table.name_text.push_str(&pose.name);
         table.name_ranges.push((start, table.name_text.len() as u32));
@@ -238,7 +250,7 @@ pub fn build_scene(file: &MdlFile, palette: Palette, palette_source: &str, picks
     let mut node = Node::new("model", NodeKind::Mesh, Mat4::IDENTITY);
     node.mesh = Some(0);
     scene.nodes.push(node);
-    skin_materials(&mut scene, file, &palette, palette_source, picks);
+    skin_materials(&mut scene, skins, h, &palette, palette_source, picks);
     for (name, first, last) in runs {
         let (start, end) =
             (table.times.get(first).copied().unwrap_or(0.0), table.times.get(last).copied().unwrap_or(0.0));
@@ -285,7 +297,7 @@ pub fn build_scene(file: &MdlFile, palette: Palette, palette_source: &str, picks
             DetailRow::default().with("field", "trailing bytes").with("value", file.trailing.len()),
         ],
     }];
-    scene.details.push(skin_details(file));
+    scene.details.push(skin_table);
     scene
 }
 

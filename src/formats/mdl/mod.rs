@@ -127,7 +127,7 @@ impl Header {
 /// Decodes a Quake model into the scene, its skins in the standard Quake palette.
 pub fn decode(data: &[u8]) -> DecodeResult<Scene> {
     let file = read(data)?;
-    Ok(assemble::build_scene(&file, palette::standard(), "the standard Quake palette", &[]))
+    Ok(assemble::build_scene(file, palette::standard(), "the standard Quake palette", &[]))
 }
 
 /// Opens a Quake model with the game's palette when one is found above it ([`palette`]).
@@ -137,7 +137,7 @@ pub fn open(path: &Path, data: &[u8], assets: &mut Assets, picks: &[Pick]) -> De
         Some((colours, location)) => (colours, location),
         None => (palette::standard(), "the standard Quake palette".to_string()),
     };
-    Ok(assemble::build_scene(&file, colours, &source, picks))
+    Ok(assemble::build_scene(file, colours, &source, picks))
 }
 
 #[cfg(test)]

@@ -55,7 +55,7 @@ fn a_skin_group_cycles_its_pictures_by_their_intervals_whatever_clip_plays() {
     let mut file = sample();
     // Skin 1, the group of two (until 0.1 s and 0.2 s), worn.
     let scene = assemble::build_scene(
-        &read(&write(&file)).unwrap(),
+        read(&write(&file)).unwrap(),
         palette::standard(),
         "test",
         &[Pick { key: CHOICE_SKIN.into(), option: 1 }],
