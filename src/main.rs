@@ -518,7 +518,7 @@ fn run_viewer(path: Option<&Path>, args: &ViewerArgs) -> Result<()> {
 #[cfg(feature = "viewer")]
 #[derive(Args)]
 struct RenderArgs {
-    /// A model file; with --sheet, a folder.
+    /// A model file or park save; with --sheet, a folder, archive or park save (a cell per item).
     file: PathBuf,
     /// Output PNG. With --frames or --turntable, `{frame}` in the name is replaced by each
     /// frame number; without it, a .gif or .png name gets an animated GIF or APNG.
@@ -861,16 +861,13 @@ fn overlays_of(args: &RenderArgs) -> mdview::render::Overlays {
 
 /// `render DIR --sheet out.png`: every model under the folder in one grid image.
 #[cfg(feature = "viewer")]
-fn run_sheet(args: &RenderArgs, sheet_path: &Path) -> Result<()> {
-    use mdview::render::offscreen::HeadlessGpu;
-    use mdview::render::sheet::{self, SheetOptions};
-    use std::io::IsTerminal;
-    let started = Instant::now();
-    if !args.file.is_dir() && !formats::vfs::is_archive_folder(&args.file) {
-        return Err(anyhow!("{}: --sheet needs a folder or a .wad archive", args.file.display()));
+/// A folder's or archive's models, in the viewer's tree order, for a contact sheet.
+fn folder_sheet_items(folder: &Path) -> Result<Vec<mdview::render::sheet::SheetItem>> {
+    if !folder.is_dir() && !formats::vfs::is_archive_folder(folder) {
+        return Err(anyhow!("{}: --sheet needs a folder, a .wad archive or a park save", folder.display()));
     }
     // The viewer's tree lists the folder with the same function, in the same order.
-    let listed = formats::listing::list(&args.file).with_context(|| format!("listing {}", args.file.display()))?;
+    let listed = formats::listing::list(folder).with_context(|| format!("listing {}", folder.display()))?;
     for problem in listed.iter().flat_map(|f| &f.problems) {
         eprintln!("warning: {problem}");
     }
@@ -878,11 +875,39 @@ fn run_sheet(args: &RenderArgs, sheet_path: &Path) -> Result<()> {
     if paths.is_empty() {
         return Err(anyhow!(
             "{}: no model files (.{}) in this folder or below it",
-            args.file.display(),
+            folder.display(),
             formats::MODEL_EXTENSIONS.join(", .")
         ));
     }
-    let items = sheet::items_below(&args.file, paths);
+    Ok(mdview::render::sheet::items_below(folder, paths))
+}
+
+/// A park's placed items (not its ground), one sheet cell each, labelled with the item's name.
+#[cfg(feature = "viewer")]
+fn park_sheet_items(save: &Path, park: &Scene) -> Vec<mdview::render::sheet::SheetItem> {
+    park.parts
+        .iter()
+        .filter(|p| p.group != mdview::scene::GROUND)
+        .map(|p| mdview::render::sheet::SheetItem { label: p.name.clone(), path: save.to_path_buf() })
+        .collect()
+}
+
+#[cfg(feature = "viewer")]
+fn run_sheet(args: &RenderArgs, sheet_path: &Path) -> Result<()> {
+    use mdview::render::offscreen::HeadlessGpu;
+    use mdview::render::sheet::{self, SheetOptions};
+    use std::io::IsTerminal;
+    let started = Instant::now();
+    // A park's sheet has a cell per placed item, each alone as it stands in the park.
+    let park = if is_park_save(&args.file) { Some(open_for_pose(&args.file, &args.pose.park)?) } else { None };
+    let items = match &park {
+        Some(park) => park_sheet_items(&args.file, park),
+        None => folder_sheet_items(&args.file)?,
+    };
+    let part_of: std::collections::HashMap<&str, usize> = match &park {
+        Some(park) => park.parts.iter().enumerate().map(|(i, p)| (p.name.as_str(), i)).collect(),
+        None => Default::default(),
+    };
     let options = SheetOptions {
         cell: args.cell,
         columns: args.columns,
@@ -917,6 +942,10 @@ fn run_sheet(args: &RenderArgs, sheet_path: &Path) -> Result<()> {
         &gpu,
         &items,
         |item| {
+            if let Some(park) = &park {
+                let part = part_of.get(item.label.as_str()).copied();
+                return part.and_then(|p| park.part_alone(p)).ok_or_else(|| format!("{}: not in the park", item.label));
+            }
             let mut scene = formats::open(&item.path).map_err(|e| e.reason())?;
             if !args.texture_dirs.is_empty() {
                 formats::resolve_images(&mut scene, &args.texture_dirs);

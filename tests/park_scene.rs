@@ -122,7 +122,7 @@ fn swing_item() -> ItemSpec {
         vertices: vec![[0.0, 0.0, 0.0], [size, 0.0, 0.0], [size, 0.0, size], [0.0, 0.0, size]],
         vertex_order: vec![0, 1, 2, 3],
         uvs: vec![[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]],
-        faces: vec![[0, 2, 1], [0, 3, 2]],
+        faces: vec![[0, 1, 2], [0, 2, 3]],
         materials: vec![MaterialSpec { texture: None, start: 0, end: 3 }],
         ..MeshSpec::default()
     };

@@ -474,7 +474,7 @@ pub fn floor_plate(stem: &str, across: u32, down: u32) -> MeshFile {
         vertices: vec![[0.0, 0.0, 0.0], [x, 0.0, 0.0], [x, 0.0, z], [0.0, 0.0, z]],
         vertex_order: vec![0, 1, 2, 3],
         uvs: vec![[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]],
-        faces: vec![[0, 2, 1], [0, 3, 2]],
+        faces: vec![[0, 1, 2], [0, 2, 3]],
         materials: vec![MaterialSpec { texture: None, start: 0, end: 3 }],
         ..MeshSpec::default()
     };
