@@ -8,7 +8,7 @@
 use glam::Vec3;
 
 use super::geometry::{Builder, cuboid, snap};
-use super::textures::{grass_png, sand_png, sea_png, stone_png, wood_png};
+use super::textures::{lawn_png, sand_png, sea_png, stone_png, wood_png};
 use crate::formats::park::ground::tct::wct_name;
 use crate::writers::park_ground::{GroundSpec, QUEUE_PIECE_NAMES};
 use crate::writers::tpw::{
@@ -145,7 +145,7 @@ pub(super) fn ground() -> GroundSpec {
     let wct = |png: Vec<u8>| super::wct_of_png(&png).unwrap_or_default();
     let mut terrain_files = vec![
         (format!("textures/{}", wct_name("grd_ctr1.tga")), wct(sand_png())),
-        (format!("textures/{}", wct_name("jgr_bas1.tga")), wct(grass_png())),
+        (format!("textures/{}", wct_name("jgr_bas1.tga")), wct(lawn_png())),
         (format!("textures/{}", wct_name("jgr_bas2.tga")), wct(sand_png())),
         (format!("textures/{}", wct_name("water.tga")), wct(sea_png())),
     ];

@@ -201,3 +201,12 @@ fn stripes_png() -> Vec<u8> {
         opaque(mix(base, [90.0, 60.0, 50.0], weave * 0.18))
     })
 }
+
+/// The park's lawn: a calm grass, broad patches and no blades, so a whole park of it stays
+/// restful (and a screenshot of it small).
+pub(super) fn lawn_png() -> Vec<u8> {
+    paint(64, false, |u, v| {
+        let patches = noise(u, v, 2, 13) * 0.7 + noise(u, v, 4, 14) * 0.3;
+        opaque(mix([74.0, 128.0, 52.0], [104.0, 148.0, 64.0], patches))
+    })
+}
