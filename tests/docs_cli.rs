@@ -1,9 +1,10 @@
 //! The documentation stays true to the program: every `mdview` line in the `sh` code blocks of
 //! `docs/cli.md` and `README.md` runs, as written, in its own copy of the built-in demo (plus
-//! `arm.mdr`, a Quake II `tris.md2` and, where the corpus is present, `Rabbit.m2`), and the test
-//! fails when one exits with an error or panics. Lines that draw (`render`) skip without a wgpu
-//! adapter and lines that open the window skip without `xvfb-run`, unless `CI` is set; lines that
-//! name a corpus file skip without the corpus. Every option `--help` lists must be in cli.md.
+//! `arm.mdr`, a Quake II `tris.md2`, a Quake 3 player in `player/` and, where the corpus is
+//! present, `Rabbit.m2`), and the test fails when one exits with an error or panics. Lines that
+//! draw (`render`) skip without a wgpu adapter and lines that open the window skip without
+//! `xvfb-run`, unless `CI` is set; lines that name a corpus file skip without the corpus. Every
+//! option `--help` lists must be in cli.md.
 
 mod common;
 mod render_common;
@@ -104,6 +105,41 @@ fn write_quake2(dir: &Path) {
     common::write(dir, "skin.pcx", &common::flat_pcx([180, 120, 60]));
 }
 
+/// Copies `from` (the demo: models, the archive, the park save and its install) into `to`.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("folder");
+    for entry in std::fs::read_dir(from).expect("demo folder") {
+        let path = entry.expect("demo entry").path();
+        let target = to.join(path.file_name().expect("name"));
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).expect("copy demo file");
+        }
+    }
+}
+
+/// A Quake 3 player folder: `lower`, `upper` and `head` (the writer's sample, four frames
+/// each, its tag renamed to the ones a player hangs on) and an `animation.cfg` of the game's
+/// 25 lines over those frames.
+fn write_player(dir: &Path) {
+    std::fs::create_dir_all(dir).expect("player folder");
+    let with_tags = |names: &[&str]| {
+        let mut file = mdview::writers::md3::sample(4);
+        file.tag_names = names.iter().map(|n| n.to_string()).collect();
+        for frame in &mut file.tags {
+            let tag = frame[0].clone();
+            *frame = names.iter().map(|n| mdview::formats::md3::Tag { name: n.to_string(), ..tag.clone() }).collect();
+        }
+        mdview::writers::md3::write(&file)
+    };
+    common::write(dir, "lower.md3", &with_tags(&["tag_torso"]));
+    common::write(dir, "upper.md3", &with_tags(&["tag_head", "tag_weapon"]));
+    common::write(dir, "head.md3", &with_tags(&["tag_head"]));
+    let lines: String = (0..25).map(|i| if i < 6 { "0 1 0 10\n" } else { "0 4 4 10\n" }).collect();
+    common::write(dir, "animation.cfg", lines.as_bytes());
+}
+
 /// The files the commands run on, in `template/` of the returned folder: the demo park, the MDR
 /// sample, a Quake II model and, where the corpus is, its files the docs name. Returns the
 /// folder and whether the corpus files are there.
@@ -111,12 +147,10 @@ fn prepare_folder() -> (PathBuf, bool) {
     let root = render_common::out_dir("docs-cli", "commands");
     let dir = root.join("template");
     std::fs::create_dir_all(&dir).expect("template folder");
-    for entry in std::fs::read_dir(repository().join("assets/demo")).expect("assets/demo") {
-        let path = entry.expect("demo entry").path();
-        std::fs::copy(&path, dir.join(path.file_name().expect("name"))).expect("copy demo file");
-    }
+    copy_tree(&repository().join("assets/demo"), &dir);
     std::fs::copy(repository().join("assets/mdr/arm.mdr"), dir.join("arm.mdr")).expect("copy arm.mdr");
     write_quake2(&dir);
+    write_player(&dir.join("player"));
     let corpus = repository().join("../shared/corpus");
     let have_corpus = CORPUS_FILES.iter().all(|f| corpus.join(f).is_file());
     if have_corpus {
