@@ -297,6 +297,10 @@ pub fn build_scene(mut file: MdlFile, palette: Palette, palette_source: &str, pi
             DetailRow::default().with("field", "trailing bytes").with("value", file.trailing.len()),
         ],
     }];
+    if let (Some(degrees), Some(header)) = (scene.spin_degrees_per_sec, scene.details.first_mut()) {
+        let spin = format!("{degrees} degrees a second about up (EF_ROTATE), as the viewer plays it");
+        header.rows.push(DetailRow::default().with("field", "spin").with("value", spin));
+    }
     scene.details.push(skin_table);
     scene
 }

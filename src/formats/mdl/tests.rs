@@ -97,6 +97,7 @@ fn ef_rotate_items_spin_at_the_games_100_degrees_a_second() {
     let cells = |r: &crate::scene::DetailRow| r.cells().map(|(_, v)| v.to_string()).collect::<Vec<_>>();
     let rows: Vec<Vec<String>> = scene.details[0].rows.iter().map(cells).collect();
     assert!(rows.contains(&vec!["flags".to_string(), "EF_ROTATE".to_string()]), "{rows:?}");
+    assert!(rows.iter().any(|r| r[0] == "spin" && r[1].starts_with("100 degrees a second")), "{rows:?}");
     // A quarter turn about up takes scene +X to -Z (counter-clockwise seen from above, as
     // Quake's yaw grows).
     let mut pose = ScenePose::rest(&scene);
