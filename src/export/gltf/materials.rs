@@ -56,6 +56,13 @@ pub(super) fn write(scene: &Scene, scrolls: &[UvScroll], out: &mut Writer) -> Ma
                 "material {material_index}: second texture {name} ({combine}) left out: glTF has no multitexture"
             ));
         }
+        if let Some(cycle) = &material.image_cycle {
+            out.note(format!(
+                "material {material_index}: cycles through {} images (a skin group); glTF cannot swap images, so \
+                 its first is exported",
+                cycle.images.len()
+            ));
+        }
         // Texture access goes through the scene's images: the same pixels the renderer draws.
         let mut texture = None;
         let mut see_through = None;
