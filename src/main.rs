@@ -68,6 +68,10 @@ struct ViewerArgs {
     /// camera, clock).
     #[arg(long, value_name = "JSON")]
     dump_view: Option<PathBuf>,
+    /// Hang this model on the opened Quake 3 player's `tag_weapon` (the player opened as its
+    /// folder), as the panel's "Attach weapon…" does.
+    #[arg(long, value_name = "MODEL")]
+    weapon: Option<PathBuf>,
 }
 
 fn parse_size(s: &str) -> Result<[u32; 2], String> {
@@ -512,6 +516,7 @@ fn run_viewer(path: Option<&Path>, args: &ViewerArgs) -> Result<()> {
         select: args.select.clone(),
         frame_selected: args.frame_selected,
         dump_view: args.dump_view.clone(),
+        weapon: args.weapon.clone(),
     })
 }
 

@@ -523,6 +523,7 @@ fn a_rest_pose_with_global_channels_plays_in_milliseconds() {
         decode_time: std::time::Duration::ZERO,
         result: Ok(Box::new((reopened.clone(), mdview::info::Summary::of(&reopened)))),
         reopen: true,
+        weapon: None,
     };
     assert_eq!(session.apply(loaded), Applied::Reopened);
     assert!(session.doc.as_ref().is_some_and(|d| d.timeline.playing), "the global clock still runs");
@@ -692,4 +693,55 @@ fn a_model_opened_from_a_tree_remembers_the_tree_as_its_recent_folder() {
     assert_eq!(session.folder.as_ref().map(|f| f.dir.clone()), Some(dir.join("a/b")));
     assert_eq!(load_now(&mut session, 1, &lone), Applied::Opened);
     assert_eq!(session.recent.folders, [root.join("a/b")]);
+}
+
+/// A Quake 3 player folder (`lower`, `upper` and `head.md3`, `upper` with a `tag_weapon`)
+/// beside a gun, under `players/`.
+fn md3_player_folder(name: &str) -> (PathBuf, PathBuf) {
+    use mdview::writers::md3::{sample, write};
+    let root = std::env::temp_dir().join(format!("mdview-app-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let player = root.join("players").join("sarge");
+    std::fs::create_dir_all(&player).unwrap();
+    let mut upper = sample(2);
+    upper.tag_names = vec!["tag_weapon".into()];
+    upper.tags.iter_mut().flatten().for_each(|tag| tag.name = "tag_weapon".into());
+    std::fs::write(player.join("lower.md3"), write(&sample(2))).unwrap();
+    std::fs::write(player.join("upper.md3"), write(&upper)).unwrap();
+    std::fs::write(player.join("head.md3"), write(&sample(2))).unwrap();
+    let gun = root.join("players").join("gun.md3");
+    std::fs::write(&gun, write(&sample(1))).unwrap();
+    (player, gun)
+}
+
+/// A player folder opens as the player (the folder itself is the model), with the folder
+/// above it browsed; a weapon asked for with it hangs on `tag_weapon`, and the document
+/// remembers it.
+#[test]
+fn a_player_folder_opens_as_the_player_holding_its_weapon() {
+    let (player, gun) = md3_player_folder("player");
+    let mut session = Session::default();
+    let target = session.target_for(&player).expect("the player opens");
+    assert_eq!(target, player, "the folder is the model");
+    assert_eq!(session.folder.as_ref().map(|f| f.dir.clone()), player.parent().map(Path::to_path_buf));
+    let mut request = Request::new(1, target.clone(), Instant::now());
+    request.weapon = Some(gun.clone());
+    session.begin(1, target);
+    assert_eq!(session.apply(loader::load(request)), Applied::Opened);
+    let doc = session.doc.as_ref().expect("open");
+    let groups: Vec<&str> = doc.scene.parts.iter().map(|p| p.group.as_str()).collect();
+    assert_eq!(groups, ["player", "player", "player", "weapon"], "{:?}", doc.scene.warnings);
+    assert_eq!(doc.scene.parts.last().map(|p| p.name.as_str()), Some("gun.md3"));
+    assert_eq!(doc.weapon.as_deref(), Some(gun.as_path()));
+    assert!(mdview::app::weapon::holds_weapons(&doc.scene));
+
+    // A weapon that cannot be held is a warning; the player still opens.
+    let mut request = Request::new(2, player.clone(), Instant::now());
+    request.weapon = Some(player.join("missing.md3"));
+    session.begin(2, player.clone());
+    assert_eq!(session.apply(loader::load(request)), Applied::Opened);
+    let doc = session.doc.as_ref().expect("open");
+    assert_eq!(doc.scene.parts.len(), 3);
+    assert!(doc.scene.warnings.iter().any(|w| w.contains("missing.md3 not held")), "{:?}", doc.scene.warnings);
+    std::fs::remove_dir_all(player.parent().unwrap().parent().unwrap()).unwrap();
 }

@@ -163,6 +163,7 @@ impl App {
                 }
                 Action::FramePart(part) => self.frame_part(part),
                 Action::PickInstall => self.pick_install(),
+                Action::PickWeapon => self.pick_weapon(),
                 Action::ResetCamera => {
                     // As on opening: the angles of a fresh view, framed on what a playing clip sweeps.
                     let bounds = self.viewer.session.doc.as_ref().map(clip_bounds);

@@ -27,6 +27,16 @@ pub struct Request {
     pub reopen: bool,
     /// Where a park save's items are found.
     pub installs: Installs,
+    /// A model to hang on a Quake 3 player's `tag_weapon` once the player is open.
+    pub weapon: Option<PathBuf>,
+}
+
+/// A weapon the viewer hangs on the player at `player` (its folder) whenever it opens it, so
+/// that a reopen with another skin holds it still.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeldWeapon {
+    pub player: PathBuf,
+    pub weapon: PathBuf,
 }
 
 /// The installs a park save may take its items from, by precedence: the one named on the
@@ -51,7 +61,15 @@ impl Installs {
 impl Request {
     /// A plain open of `path`.
     pub fn new(id: u64, path: PathBuf, requested_at: Instant) -> Request {
-        Request { id, path, requested_at, picks: Vec::new(), reopen: false, installs: Installs::default() }
+        Request {
+            id,
+            path,
+            requested_at,
+            picks: Vec::new(),
+            reopen: false,
+            installs: Installs::default(),
+            weapon: None,
+        }
     }
 }
 
@@ -65,12 +83,16 @@ pub struct Loaded {
     pub result: Result<Box<(Scene, Summary)>, String>,
     /// See [`Request::reopen`].
     pub reopen: bool,
+    /// The weapon asked for ([`Request::weapon`]), whether or not it could be attached.
+    pub weapon: Option<PathBuf>,
 }
 
 /// The handle the UI keeps: send requests, poll results.
 pub struct Loader {
     /// Given to every request from now on.
     pub installs: Installs,
+    /// Given to every request for its player from now on.
+    pub weapon: Option<HeldWeapon>,
     requests: Sender<Request>,
     results: Receiver<Loaded>,
     next_id: u64,
@@ -106,7 +128,7 @@ impl Loader {
         if let Err(e) = spawned {
             log::error!("could not start the loader thread: {e}");
         }
-        Loader { installs: Installs::default(), requests, results, next_id: 1 }
+        Loader { installs: Installs::default(), weapon: None, requests, results, next_id: 1 }
     }
 
     /// Queues `path`; returns the request id (the newest id wins).
@@ -119,7 +141,8 @@ impl Loader {
         let id = self.next_id;
         self.next_id += 1;
         let installs = self.installs.clone();
-        if self.requests.send(Request { id, path, requested_at, picks, reopen, installs }).is_err() {
+        let weapon = self.weapon.as_ref().filter(|held| held.player == path).map(|held| held.weapon.clone());
+        if self.requests.send(Request { id, path, requested_at, picks, reopen, installs, weapon }).is_err() {
             log::error!("the loader thread has stopped");
         }
         id
@@ -159,16 +182,18 @@ fn load_unless_superseded(request: Request, mut superseded: impl FnMut() -> bool
     let started = Instant::now();
     let path = request.path.clone();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        open(&path, &request.picks, &request.installs).inspect(|scene| {
-            if superseded() {
-                return;
-            }
-            // Each image decodes once and is kept by the scene, so the upload finds it ready.
-            // A failure is kept too, and reported by the renderer as it is today.
-            scene.images.par_iter().for_each(|image| {
-                let _ = image.load();
-            });
-        })
+        open(&path, &request.picks, &request.installs)
+            .map(|scene| hold_weapon(scene, request.weapon.as_deref()))
+            .inspect(|scene| {
+                if superseded() {
+                    return;
+                }
+                // Each image decodes once and is kept by the scene, so the upload finds it ready.
+                // A failure is kept too, and reported by the renderer as it is today.
+                scene.images.par_iter().for_each(|image| {
+                    let _ = image.load();
+                });
+            })
     }))
     .map_err(|panic| {
         let what = panic
@@ -190,5 +215,19 @@ fn load_unless_superseded(request: Request, mut superseded: impl FnMut() -> bool
         decode_time: started.elapsed(),
         result,
         reopen: request.reopen,
+        weapon: request.weapon,
     }
+}
+
+/// `scene` with `weapon` hung on its player's `tag_weapon`; a weapon that cannot be opened
+/// or held is a warning, and the player opens without it.
+fn hold_weapon(mut scene: Scene, weapon: Option<&std::path::Path>) -> Scene {
+    let Some(path) = weapon else { return scene };
+    let held = formats::open(path)
+        .map_err(|e| e.to_string())
+        .and_then(|weapon| formats::md3::player::attach_weapon(&mut scene, weapon));
+    if let Err(why) = held {
+        scene.warnings.push(format!("weapon {} not held: {why}", path.display()));
+    }
+    scene
 }

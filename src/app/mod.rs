@@ -50,6 +50,7 @@ pub mod timeline;
 pub mod tree;
 pub mod viewer;
 pub mod viewport;
+pub mod weapon;
 mod window;
 
 use std::path::{Path, PathBuf};
@@ -93,6 +94,8 @@ pub struct ViewerOptions {
     /// Write what the view shows (parts, selection, camera, clock) as JSON here when a
     /// scripted run exits (`--dump-view`).
     pub dump_view: Option<PathBuf>,
+    /// Hang this model on the opened Quake 3 player's `tag_weapon` (`--weapon`).
+    pub weapon: Option<PathBuf>,
 }
 
 /// A file dialog that "closes" sooner than this never opened: no portal or dialog program.
@@ -115,6 +118,8 @@ pub enum UserEvent {
     },
     /// The install dialog closed: the folder chosen, if any.
     InstallPicked { path: Option<PathBuf>, elapsed: Duration },
+    /// The weapon dialog closed.
+    WeaponPicked { path: Option<PathBuf>, elapsed: Duration },
     /// An export finished: the file and its notes, or why it failed.
     Exported(Result<(PathBuf, Vec<String>), String>),
 }
@@ -144,6 +149,8 @@ pub enum Action {
     SaveViewport,
     /// Ask where to export the model on screen (glTF with every clip, or OBJ of this pose).
     PickExport,
+    /// Ask for a model to hang on a Quake 3 player's `tag_weapon`.
+    PickWeapon,
 }
 
 /// A short message shown in the status bar for a few seconds.

@@ -212,6 +212,19 @@ pub fn inspector_ui(ui: &mut Ui, viewer: &mut Viewer) {
             choices_ui(ui, doc, &mut viewer.actions);
             ui.separator();
         }
+        if super::weapon::holds_weapons(&doc.scene) {
+            let held = doc.weapon.as_deref().map(super::file_name);
+            ui.horizontal(|ui| {
+                let hint = "Hang any .md3 on the player's tag_weapon, as the game holds it";
+                if ui.button("Attach weapon…").on_hover_text(hint).clicked() {
+                    viewer.actions.push(Action::PickWeapon);
+                }
+                if let Some(held) = held {
+                    ui.weak(format!("holding {held}"));
+                }
+            });
+            ui.separator();
+        }
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| match viewer.inspector_tab {
             InspectorTab::Park => super::park_panel::park_ui(ui, doc, &mut viewer.actions),
             InspectorTab::Nodes => nodes_ui(ui, doc),

@@ -253,6 +253,8 @@ pub struct Document {
     /// For a scene with layers (a park), the one clock they all play on; the scene plays
     /// them while no single clip is chosen.
     pub layers: Option<super::park::LayerClock>,
+    /// The model hung on a Quake 3 player's `tag_weapon` (asked again on every reopen).
+    pub weapon: Option<PathBuf>,
 }
 
 impl Document {
@@ -262,8 +264,17 @@ impl Document {
         let clip = scene.first_clip();
         let pose = Pose::rest(&scene);
         let layers = (!scene.layers.is_empty()).then(|| super::park::LayerClock::new(&scene));
-        let mut doc =
-            Document { path, scene, summary, clip: None, timeline: Timeline::default(), pose, selected: None, layers };
+        let mut doc = Document {
+            path,
+            scene,
+            summary,
+            clip: None,
+            timeline: Timeline::default(),
+            pose,
+            selected: None,
+            layers,
+            weapon: None,
+        };
         doc.play_clip(clip);
         doc
     }
@@ -403,6 +414,19 @@ impl Session {
 
     fn target(&mut self, path: &Path, lazy: Option<Wake>) -> Result<Option<PathBuf>, String> {
         self.open_first_listed = false;
+        // A Quake 3 player folder opens as one model, with the folder above it browsed.
+        if crate::formats::md3::player::is_player_folder(path) {
+            let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let listing_it = self.folder.as_ref().is_some_and(|f| f.dir == dir);
+            if !listing_it {
+                self.folder = match lazy {
+                    Some(wake) => Some(Folder::browse(dir, Some(wake))),
+                    None => Folder::scan(dir).ok(),
+                };
+            }
+            self.set_current(path);
+            return Ok(Some(path.to_path_buf()));
+        }
         // A `.wad` archive is browsed like a folder; a member of one lists the whole archive.
         if path.is_dir() || crate::formats::vfs::is_archive(path) {
             let folder = match lazy {
@@ -522,6 +546,7 @@ impl Session {
                 self.error = None;
                 let previous = self.doc.take().filter(|d| loaded.reopen && d.path == loaded.path);
                 let mut doc = Document::new(loaded.path, scene, summary);
+                doc.weapon = loaded.weapon;
                 let Some(previous) = previous else {
                     // A model of the folder browsed: that folder is the one to reopen, not
                     // the sub-folder the model sits in.

@@ -75,6 +75,11 @@ impl App {
             explicit: options.install.clone(),
             remembered: viewer.session.recent.install.clone(),
         };
+        loader.weapon = options
+            .path
+            .clone()
+            .zip(options.weapon.clone())
+            .map(|(player, weapon)| super::loader::HeldWeapon { player, weapon });
         App {
             options,
             proxy,
@@ -350,6 +355,7 @@ impl ApplicationHandler<UserEvent> for App {
                 self.viewer.notify(format!("Exported {}{extra}", path.display()), false);
             }
             UserEvent::InstallPicked { path, elapsed } => self.install_picked(path, elapsed),
+            UserEvent::WeaponPicked { path, elapsed } => self.weapon_picked(path, elapsed),
             UserEvent::Exported(Err(e)) => self.viewer.notify(format!("Export failed: {e}"), true),
             UserEvent::Picked { path: None, folder, elapsed } => {
                 log::info!("file dialog closed without a choice after {elapsed:?}");
