@@ -479,3 +479,41 @@ fn a_park_takes_its_items_from_the_install_given_or_remembered() {
     let view = run(&[], &config);
     assert!(names(&view).iter().any(|n| n == "monkey #20"), "{:?}", names(&view));
 }
+
+/// A Quake 3 player folder opens in the viewer as the player, and `--weapon` hangs a gun on
+/// its `tag_weapon` (the panel's "Attach weapon…" in a scripted run).
+#[test]
+fn a_player_folder_opens_as_the_player_holding_the_weapon_given() {
+    use mdview::writers::md3::{sample, write};
+    if !xvfb_available() {
+        return;
+    }
+    let root = common::temp_dir("window-md3-player");
+    let player = root.join("sarge");
+    std::fs::create_dir_all(&player).expect("player folder");
+    let mut upper = sample(2);
+    upper.tag_names = vec!["tag_weapon".into()];
+    upper.tags.iter_mut().flatten().for_each(|tag| tag.name = "tag_weapon".into());
+    for (name, file) in [("lower", sample(2)), ("upper", upper), ("head", sample(2))] {
+        common::write(&player, &format!("{name}.md3"), &write(&file));
+    }
+    let gun = common::write(&root, "gun.md3", &write(&sample(1)));
+    let config = common::temp_dir("window-md3-player-run");
+    let view_json = config.join("view.json");
+    let [player_arg, gun_arg, view_arg] = [&player, &gun, &view_json].map(|p| p.to_string_lossy().into_owned());
+    let args = [player_arg.as_str(), "--weapon", &gun_arg, "--bench-steps", "0", "--exit", "--dump-view", &view_arg];
+    run_viewer(&args, &config, Duration::from_secs(180));
+    let view = dumped_view(&view_json);
+    assert_eq!(view["path"], player_arg, "{view}");
+    let parts: Vec<(String, String)> = view["parts"]
+        .as_array()
+        .expect("parts")
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap_or("").into(), p["group"].as_str().unwrap_or("").into()))
+        .collect();
+    let groups: Vec<&str> = parts.iter().map(|(_, g)| g.as_str()).collect();
+    assert_eq!(groups, ["player", "player", "player", "weapon"], "{view}");
+    assert_eq!(parts.last().map(|(n, _)| n.as_str()), Some("gun.md3"));
+    let warnings = view["warnings"].as_array().expect("warnings");
+    assert!(!warnings.iter().any(|w| w.as_str().unwrap_or("").contains("not held")), "{view}");
+}
