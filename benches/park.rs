@@ -9,6 +9,8 @@
 //! - `park/draw_1920x1080`: drawing one frame offscreen and waiting for the GPU, where an
 //!   adapter exists (lavapipe is a CPU rasteriser: the figure is reported, not targeted).
 //! - `park/prepare`: the CPU half of that frame ([`mdview::render::Renderer::prepare`]).
+//! - `park_unshared/…`: the same two with the scene's copy marks cleared, so every mesh has
+//!   buffers of its own and a draw of its own: what instancing saves.
 //!
 //! Run: `cargo bench --bench park`. With `MDVIEW_PARK_OUT=DIR` set it only writes the park
 //! under DIR (the save is `DIR/data/levels/jungle/synthetic.TPWS`), for timing the viewer on it.
@@ -81,11 +83,14 @@ fn park(c: &mut Criterion) {
     });
     group.finish();
 
-    draw(c, &scene);
+    draw(c, "park", &scene);
+    let mut unshared = scene.clone();
+    unshared.mesh_copies.clear();
+    draw(c, "park_unshared", &unshared);
     std::fs::remove_dir_all(&root).ok();
 }
 
-fn draw(c: &mut Criterion, scene: &Scene) {
+fn draw(c: &mut Criterion, name: &str, scene: &Scene) {
     let gpu = match HeadlessGpu::new() {
         Ok(gpu) => gpu,
         Err(e) => {
@@ -97,16 +102,16 @@ fn draw(c: &mut Criterion, scene: &Scene) {
     let mut renderer = gpu.renderer();
     let started = Instant::now();
     renderer.load_scene(scene);
-    eprintln!("park load_scene: {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
+    eprintln!("{name} load_scene: {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
     let size = [1920, 1080];
     let camera = Camera::framing(&scene.bounds(), 30.0, 35.0, size[0] as f32 / size[1] as f32);
     let view = ViewParams::new(size, camera);
     let mut pose = Pose::at(scene, None, 0.0);
     renderer.prepare(scene, &pose, &view);
-    eprintln!("park frame: {:?}", renderer.draw_stats());
+    eprintln!("{name} frame: {:?}", renderer.draw_stats());
     let mut frame = 0u32;
 
-    let mut group = c.benchmark_group("park");
+    let mut group = c.benchmark_group(name);
     group.bench_function("prepare", |b| {
         b.iter_custom(|iterations| {
             let mut spent = Duration::ZERO;
