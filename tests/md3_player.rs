@@ -414,7 +414,7 @@ fn without_animation_cfg_each_part_plays_its_own_frames() {
 
 /// `R_LerpTag`: origin and each axis lerped, each axis then normalised.
 fn game_lerp_tag(a: &Tag, b: &Tag, f: f32) -> ([f32; 3], Axes) {
-    let lerp = |x: Vec3, y: Vec3| (x * (1.0 - f) + y * f);
+    let lerp = |x: Vec3, y: Vec3| x * (1.0 - f) + y * f;
     let axes = [0, 1, 2].map(|i| lerp(a.axes[i], b.axes[i]).normalize().to_array());
     (lerp(a.origin, b.origin).to_array(), axes)
 }

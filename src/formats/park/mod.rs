@@ -18,8 +18,8 @@ pub mod ride_system;
 pub mod sam;
 pub mod world;
 
-pub use build::{open_park_scene, park_scene};
 pub use assemble::{Park, PathCell, PlacedItem, QueueCell, Unshown, open_park};
+pub use build::{open_park_scene, park_scene};
 pub use catalogue::{Catalogue, CatalogueEntry, ItemKind, find_install};
 pub use chain::Clock;
 pub use container::is_save;
