@@ -42,6 +42,13 @@ pub struct Summary {
     /// Format-specific tables (M2: skins, texture units, textures, sequences, markers).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub details: Vec<DetailSection>,
+    /// The parts of an assembled scene (a Quake 3 player's legs, torso and head; a park's
+    /// items), with their facts.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<crate::scene::Part>,
+    /// Clips that play at once, each on its own clock (a player's legs and torso).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub layers: Vec<LayerSummary>,
     pub warnings: Vec<String>,
     /// Decoding the file's bytes alone inside the process (warm, the fastest of a few runs),
     /// when asked for; `open_timing` has the first open and what opening adds.
@@ -50,6 +57,32 @@ pub struct Summary {
     /// Where opening spends its time, when asked for (`info --timing`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub open_timing: Option<OpenTiming>,
+}
+
+/// One layer as `info` lists it: its clip and the clips it may switch to, by name.
+#[derive(Debug, Serialize)]
+pub struct LayerSummary {
+    pub name: String,
+    pub clip: Option<String>,
+    pub choices: Vec<String>,
+    /// Clip time at clock 0, in the clip's units.
+    pub start: f32,
+    pub speed: f32,
+    pub playback: crate::scene::Playback,
+}
+
+impl LayerSummary {
+    fn of(scene: &Scene, layer: &crate::scene::Layer) -> LayerSummary {
+        let name = |c: usize| scene.clips.get(c).map(|c| c.name.clone());
+        LayerSummary {
+            name: layer.name.clone(),
+            clip: layer.clip.and_then(name),
+            choices: layer.choices.iter().filter_map(|&c| name(c)).collect(),
+            start: layer.start,
+            speed: layer.speed,
+            playback: layer.playback,
+        }
+    }
 }
 
 /// Opening a file against decoding its bytes alone (an M2 with the skin the open takes, read
@@ -311,6 +344,8 @@ impl Summary {
             tracks: opened.map(|c| c.tracks.clone()),
             raw: scene.raw.clone(),
             details: scene.details.clone(),
+            parts: scene.parts.clone(),
+            layers: scene.layers.iter().map(|l| LayerSummary::of(scene, l)).collect(),
             warnings,
             decode_ms: None,
             open_timing: None,
@@ -460,6 +495,37 @@ impl Summary {
             for row in &section.rows {
                 let cells: Vec<String> = row.cells().map(|(k, v)| format!("{k} {v}")).collect();
                 let _ = writeln!(out, "  {}", cells.join(", "));
+            }
+        }
+        if !self.parts.is_empty() {
+            let _ = writeln!(out, "\nParts ({}):", self.parts.len());
+            for p in &self.parts {
+                let facts: Vec<String> = p.facts.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                let _ = writeln!(
+                    out,
+                    "  {} [{}]: nodes {:?}, meshes {:?}{}{}",
+                    p.name,
+                    p.group,
+                    p.nodes,
+                    p.meshes,
+                    if facts.is_empty() { String::new() } else { format!(", {}", facts.join(", ")) },
+                    p.stand_in.as_deref().map_or(String::new(), |why| format!(" (shown as a box: {why})"))
+                );
+            }
+        }
+        if !self.layers.is_empty() {
+            let _ = writeln!(out, "\nLayers, playing at once ({}):", self.layers.len());
+            for l in &self.layers {
+                let _ = writeln!(
+                    out,
+                    "  {}: {} from {} at {}x, {:?}{}",
+                    l.name,
+                    l.clip.as_deref().unwrap_or("nothing"),
+                    l.start,
+                    l.speed,
+                    l.playback,
+                    if l.choices.is_empty() { String::new() } else { format!(", or any of {}", l.choices.join(" ")) }
+                );
             }
         }
         let _ = writeln!(out, "\nWarnings ({}):", self.warnings.len());

@@ -265,3 +265,17 @@ fn one_item_taken_alone_stands_and_plays_as_in_the_park() {
     assert_eq!(scene.part_alone(hidden).unwrap().hidden_nodes.len(), 1);
     assert!(scene.part_alone(scene.parts.len()).is_none());
 }
+
+#[test]
+fn info_lists_an_assembled_scene_by_part_and_layer() {
+    let (install, save) = swing_park();
+    let scene = open("swings-info", &install, &save);
+    let summary = mdview::info::Summary::of(&scene);
+    assert_eq!(summary.parts.len(), scene.parts.len());
+    assert_eq!(summary.layers.len(), scene.layers.len());
+    let text = summary.to_text();
+    assert!(text.contains("Parts (") && text.contains("swing #40 [rides]"), "{text}");
+    assert!(text.contains("swing #40: I1: swing #40: I1 from 15 at 2x, Loop"), "{text}");
+    let json = serde_json::to_value(&summary).unwrap();
+    assert_eq!(json["layers"][0]["playback"], "loop");
+}
