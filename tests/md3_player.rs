@@ -501,3 +501,33 @@ fn between_frames_a_tag_turning_about_two_axes_follows_the_games_lerp() {
     }
     assert!(worst < 1e-4, "30-degree tag turn: head {worst} units from the game's lerped tag");
 }
+
+/// A layer switched to another clip plays it as the game does: looping where its
+/// `loopFrames` is above 0, else once and held; a partial loop (`loopFrames` < frames)
+/// replays only its tail after the first pass (`CG_RunLerpFrame`).
+#[test]
+fn switched_clips_loop_or_play_once_as_animation_cfg_says() {
+    use mdview::scene::Playback;
+    let dir = player_dir("player-loops");
+    // LEGS_IDLE `7 2 1 20`: two frames, the last one looping.
+    let cfg = ANIMATION_CFG.replace("7 2 2 20 // LEGS_IDLE", "7 2 1 20 // LEGS_IDLE");
+    common::write(&dir, "animation.cfg", cfg.as_bytes());
+    let scene = formats::open(&dir).unwrap();
+    let mut legs = scene.layers[0].clone();
+    assert_eq!((legs.playback, legs.loop_start), (Playback::Loop, Some(1.0)));
+    assert_eq!(legs.choices.len(), legs.choice_loops.len());
+    // Keys 0 1 | 1 (key 2 is frame 1 again): after the first pass it stays within 1..2.
+    let times: Vec<f32> = [0.05, 0.1, 0.125, 0.2].iter().map(|&s| legs.time_at(&scene, s).unwrap()).collect();
+    assert_eq!(times, [1.0, 1.0, 1.5, 1.0]);
+    // BOTH_DEATH1 (`loopFrames` 0) plays once from the moment it is chosen, and holds.
+    assert!(legs.choose(&scene, clip(&scene, "BOTH_DEATH1"), 3.0));
+    assert_eq!((legs.playback, legs.loop_start), (Playback::Once, None));
+    assert_eq!(legs.time_at(&scene, 3.0), Some(0.0));
+    assert_eq!(legs.time_at(&scene, 9.0), Some(scene.clips[clip(&scene, "BOTH_DEATH1")].end));
+    // TORSO_STAND (`4 2 2`) loops whole.
+    let mut torso = scene.layers[1].clone();
+    assert!(torso.choose(&scene, clip(&scene, "TORSO_GESTURE"), 0.0));
+    assert_eq!(torso.playback, Playback::Once);
+    assert!(torso.choose(&scene, clip(&scene, "TORSO_STAND"), 0.0));
+    assert_eq!((torso.playback, torso.loop_start), (Playback::Loop, Some(0.0)));
+}

@@ -69,10 +69,7 @@ impl LayerClock {
         }
         let time = base + offset;
         Some(match layer.playback {
-            Playback::Loop => {
-                let period = clip.length() + clip.loop_blend();
-                if period > 0.0 { clip.start + (time - clip.start).rem_euclid(period) } else { clip.start }
-            }
+            Playback::Loop => layer.wrap(clip, time),
             _ => time.clamp(clip.start, clip.end.max(clip.start)),
         })
     }

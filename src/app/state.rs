@@ -576,6 +576,20 @@ impl Session {
                     .selected
                     .filter(|&n| n < doc.scene.nodes.len())
                     .filter(|&n| part_name(&previous.scene, n) == part_name(&doc.scene, n));
+                // Layers the user switched to other clips (a player's torso and legs) keep them,
+                // where the same clip is there by the same name.
+                let clip_name =
+                    |scene: &Scene, clip: Option<usize>| clip.and_then(|c| scene.clips.get(c)).map(|c| c.name.clone());
+                let clip_names: Vec<Option<String>> =
+                    previous.scene.layers.iter().map(|before| clip_name(&doc.scene, before.clip)).collect();
+                for ((layer, before), name) in doc.scene.layers.iter_mut().zip(&previous.scene.layers).zip(clip_names) {
+                    let same = (&layer.name, &layer.choices, layer.part)
+                        == (&before.name, &before.choices, before.part)
+                        && name == clip_name(&previous.scene, before.clip);
+                    if same && !before.choices.is_empty() {
+                        *layer = before.clone();
+                    }
+                }
                 // The same park reopened (with its install, say) keeps its clock.
                 if let (Some(clock), Some(before)) = (&mut doc.layers, previous.layers) {
                     (clock.seconds, clock.playing, clock.speed) = (before.seconds, before.playing, before.speed);

@@ -229,10 +229,14 @@ fn choice_ui(ui: &mut Ui, doc: &mut Document, index: usize) {
             }
         });
     });
+    let seconds = doc.layers.as_ref().map_or(0.0, |clock| clock.seconds);
     if let Some(choice) = picked
-        && let Some(layer) = doc.scene.layers.get_mut(index)
+        && let Some(mut layer) = doc.scene.layers.get(index).cloned()
+        && layer.choose(&doc.scene, choice, seconds)
+        && let Some(slot) = doc.scene.layers.get_mut(index)
     {
-        layer.clip = Some(choice);
+        // Looped or once as the clip plays in its game, from its start now.
+        *slot = layer;
         if let Some(offset) = doc.layers.as_mut().and_then(|c| c.offsets.get_mut(index)) {
             *offset = 0.0;
         }

@@ -48,6 +48,14 @@ pub struct Layer {
     pub playback: Playback,
     /// The part the layer animates, an index into [`Scene::parts`].
     pub part: Option<usize>,
+    /// Where a looping clip returns to after its first pass, in clip units (a Quake 3
+    /// animation whose `loopFrames` is less than its frame count replays only its tail);
+    /// `None` returns to the clip's start.
+    pub loop_start: Option<f32>,
+    /// Per entry of [`Layer::choices`], how that clip plays when chosen: `Some(loop_start)`
+    /// loops it (returning there, as [`Layer::loop_start`]), `None` plays it once. Empty (or
+    /// short) leaves the playback as it is ([`Layer::choose`]).
+    pub choice_loops: Vec<Option<f32>>,
 }
 
 impl Layer {
@@ -61,7 +69,26 @@ impl Layer {
             speed: 1.0,
             playback: Playback::Loop,
             part: None,
+            loop_start: None,
+            choice_loops: Vec::new(),
         }
+    }
+
+    /// Switches to `clip` (one of [`Layer::choices`]), playing from its start at `seconds` on
+    /// the scene clock, looped or once as [`Layer::choice_loops`] says; `false` (and nothing
+    /// changed) when `clip` is not a choice.
+    pub fn choose(&mut self, scene: &Scene, clip: usize, seconds: f32) -> bool {
+        let Some(index) = self.choices.iter().position(|&c| c == clip) else { return false };
+        let Some(found) = scene.clips.get(clip) else { return false };
+        if let Some(looping) = self.choice_loops.get(index) {
+            self.playback = if looping.is_some() { Playback::Loop } else { Playback::Once };
+            self.loop_start = *looping;
+        }
+        self.clip = Some(clip);
+        let speed = if self.speed.is_finite() { self.speed } else { 1.0 };
+        let seconds = if seconds.is_finite() { seconds } else { 0.0 };
+        self.start = found.start - seconds * found.rate * speed;
+        true
     }
 
     /// The layer's clip time at `seconds` on the scene clock (clip units), `None` when it
@@ -75,11 +102,24 @@ impl Layer {
             Playback::HoldFirst => clip.start,
             Playback::HoldLast => clip.end,
             Playback::Once => run.clamp(clip.start, clip.end),
-            Playback::Loop => {
-                let period = clip.length() + clip.loop_blend();
-                if period > 0.0 { clip.start + (run - clip.start).rem_euclid(period) } else { clip.start }
-            }
+            Playback::Loop => self.wrap(clip, run),
         })
+    }
+
+    /// Clip time `run` of a looping layer inside its clip: the first pass runs from the
+    /// clip's start to its end plus its loop blend, and every later pass from
+    /// [`Layer::loop_start`] (the clip's start when unset or outside the clip) to there.
+    pub fn wrap(&self, clip: &super::Clip, run: f32) -> f32 {
+        let end = clip.start + clip.length() + clip.loop_blend();
+        let period = end - clip.start;
+        if period <= 0.0 {
+            return clip.start;
+        }
+        let from = self.loop_start.filter(|&s| s > clip.start && s < end);
+        match from {
+            Some(from) if run >= end => from + (run - end).rem_euclid(end - from),
+            _ => clip.start + (run - clip.start).rem_euclid(period),
+        }
     }
 
     /// Whether the clip blends its end back into its start (see [`super::anim::Pose::looping`]).
@@ -201,5 +241,47 @@ mod tests {
         assert_eq!(layer.time_at(&scene, 0.5), Some(13.0));
         scene.layers.push(layer);
         assert_eq!(scene.layer_times(0.5), vec![LayerTime { clip: 0, time: 13.0, looping: true }]);
+    }
+
+    /// A partial loop (Quake 3's `loopFrames` < `numFrames`, `CG_RunLerpFrame`): keys 0..=4
+    /// of `first, +1, +2, +3, +2`, returning to key 2; after the first pass it replays 2..4.
+    #[test]
+    fn a_partial_loop_replays_only_its_tail_after_the_first_pass() {
+        let scene = scene_with_clip(0.0, 4.0, 1.0);
+        let mut layer = Layer::looping("legs", 0, 0.0);
+        layer.loop_start = Some(2.0);
+        let times: Vec<f32> =
+            [0.0, 3.5, 4.0, 4.5, 5.0, 6.0, 7.5, 10.0].iter().map(|&s| layer.time_at(&scene, s).unwrap()).collect();
+        // The game's frame sequence 0 1 2 3 | 2 3 | 2 3 | ... (key 4 is frame 2 again).
+        assert_eq!(times, [0.0, 3.5, 2.0, 2.5, 3.0, 2.0, 3.5, 2.0]);
+        // A loop start at the clip's start, or outside it, is a whole loop.
+        layer.loop_start = Some(9.0);
+        assert_eq!(layer.time_at(&scene, 5.0), Some(1.0));
+    }
+
+    /// Choosing a clip starts it now, looped or once as the choice says.
+    #[test]
+    fn choosing_a_clip_starts_it_now_as_it_plays() {
+        let mut scene = scene_with_clip(0.0, 4.0, 10.0);
+        let mut death = scene.clips[0].clone();
+        death.name = "death".into();
+        scene.clips.push(death);
+        let mut layer = Layer::looping("legs", 0, 0.0);
+        layer.choices = vec![0, 1];
+        layer.choice_loops = vec![Some(2.0), None];
+        assert!(!layer.choose(&scene, 5, 1.0), "not a choice");
+        assert!(layer.choose(&scene, 1, 3.0));
+        assert_eq!((layer.clip, layer.playback, layer.loop_start), (Some(1), Playback::Once, None));
+        assert_eq!(layer.time_at(&scene, 3.0), Some(0.0), "from its start at the moment chosen");
+        assert_eq!(layer.time_at(&scene, 3.2), Some(2.0));
+        assert_eq!(layer.time_at(&scene, 9.0), Some(4.0), "held at its end");
+        assert!(layer.choose(&scene, 0, 9.0));
+        assert_eq!((layer.playback, layer.loop_start), (Playback::Loop, Some(2.0)));
+        assert_eq!(layer.time_at(&scene, 9.5), Some(3.0), "4 + 1 wraps into 2..4");
+        // Without per-choice facts the playback stays as it was.
+        layer.choice_loops.clear();
+        layer.playback = Playback::HoldFirst;
+        assert!(layer.choose(&scene, 1, 0.0));
+        assert_eq!(layer.playback, Playback::HoldFirst);
     }
 }

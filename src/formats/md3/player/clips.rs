@@ -42,6 +42,14 @@ pub fn key_frames(animation: &Animation) -> Vec<i64> {
     frames
 }
 
+/// Where a looping animation's clip returns to after its first pass, in clip units (the key
+/// of frame `count - loopFrames`, as `CG_RunLerpFrame` wraps: `f %= loopFrames; f += numFrames
+/// - loopFrames`); `None` when it does not loop (`loopFrames` 0) and plays once.
+pub fn loop_start(animation: &Animation) -> Option<f32> {
+    let count = animation.frame_count.clamp(1, MAX_KEYS);
+    (animation.loop_frames > 0).then(|| (count - animation.loop_frames.min(count)) as f32)
+}
+
 /// The channels that play `frames` (file frame numbers, one per key) on one part.
 fn part_channels(part: &PartFrames, frames: &[i64], warnings: &mut Vec<String>) -> Vec<Channel> {
     let file = part.file;
@@ -143,5 +151,10 @@ mod tests {
         assert_eq!(key_frames(&anim(10, 4, 4, false)), [10, 11, 12, 13, 10]);
         assert_eq!(key_frames(&anim(10, 4, 2, false)), [10, 11, 12, 13, 12]);
         assert_eq!(key_frames(&anim(10, 4, 4, true)), [13, 12, 11, 10, 13]);
+        // Loops return to the key of frame `count - loopFrames`.
+        assert_eq!(loop_start(&anim(10, 4, 0, false)), None);
+        assert_eq!(loop_start(&anim(10, 4, 4, false)), Some(0.0));
+        assert_eq!(loop_start(&anim(10, 4, 2, false)), Some(2.0));
+        assert_eq!(loop_start(&anim(10, 4, 9, false)), Some(0.0));
     }
 }

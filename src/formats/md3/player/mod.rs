@@ -261,6 +261,8 @@ fn add_clips(scene: &mut Scene, files: &PlayerFiles, parsed: &[Md3File], tag_nod
         }
     }
     let mut clips = Vec::new();
+    // Per clip, where its loop returns to (`None`: it plays once).
+    let mut loops = Vec::new();
     let (mut legs_choices, mut torso_choices) = (Vec::new(), Vec::new());
     for (i, (name, animation)) in config.animations.iter().enumerate() {
         // Team Arena's gestures only where the file gives them (else they copy TORSO_GESTURE).
@@ -282,18 +284,25 @@ fn add_clips(scene: &mut Scene, files: &PlayerFiles, parsed: &[Md3File], tag_nod
             torso_choices.push(index);
         }
         clips.push(clips::animation_clip(name, animation, &driven));
+        loops.push(clips::loop_start(animation));
     }
     scene.clips = clips;
     let find = |wanted: &str| scene.clips.iter().position(|c| c.name == wanted);
     let layer = |name: &str, clip: Option<usize>, choices: Vec<usize>, part: usize| {
-        let looping = clip.and_then(|c| {
-            config.animations.iter().find(|(n, _)| Some(*n) == scene.clips.get(c).map(|c| c.name.as_str()))
-        });
-        let playback = match looping {
-            Some((_, a)) if a.loop_frames > 0 => Playback::Loop,
-            _ => Playback::Once,
-        };
-        Layer { name: name.into(), clip, choices, start: 0.0, speed: 1.0, playback, part: Some(part) }
+        let loop_start = clip.and_then(|c| loops.get(c).copied().flatten());
+        let playback = if loop_start.is_some() { Playback::Loop } else { Playback::Once };
+        let choice_loops = choices.iter().map(|&c| loops.get(c).copied().flatten()).collect();
+        Layer {
+            name: name.into(),
+            clip,
+            choices,
+            start: 0.0,
+            speed: 1.0,
+            playback,
+            part: Some(part),
+            loop_start,
+            choice_loops,
+        }
     };
     let legs = layer(LEGS_LAYER, find("LEGS_IDLE"), legs_choices, 0);
     let torso = layer(TORSO_LAYER, find("TORSO_STAND"), torso_choices, 1);

@@ -295,6 +295,8 @@ fn add_layer(
         speed,
         playback,
         part: Some(part),
+        loop_start: None,
+        choice_loops: Vec::new(),
     });
     said
 }
