@@ -75,14 +75,15 @@ fn wct(rgb: [u8; 3]) -> Vec<u8> {
     encode(&marked_image(8, rgb), 8, 8, WctOptions::default())
 }
 
-/// A quad over `[x0, z0]..[x1, z1]` at height `y`, one material of `texture`.
+/// A quad over `[x0, z0]..[x1, z1]` at height `y`, one material of `texture`, facing up (the
+/// file's winding is the reverse of the scene's).
 fn quad(name: &str, [x0, z0]: [f32; 2], [x1, z1]: [f32; 2], y: f32, texture: Option<usize>) -> MeshSpec {
     MeshSpec {
         name: name.into(),
         vertices: vec![[x0, y, z0], [x1, y, z0], [x1, y, z1], [x0, y, z1]],
         vertex_order: vec![0, 1, 2, 3],
         uvs: vec![[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]],
-        faces: vec![[0, 2, 1], [0, 3, 2]],
+        faces: vec![[0, 1, 2], [0, 2, 3]],
         materials: vec![MaterialSpec { texture, start: 0, end: 3 }],
         ..MeshSpec::default()
     }
