@@ -709,6 +709,8 @@ fn md3_player_folder(name: &str) -> (PathBuf, PathBuf) {
     std::fs::write(player.join("lower.md3"), write(&sample(2))).unwrap();
     std::fs::write(player.join("upper.md3"), write(&upper)).unwrap();
     std::fs::write(player.join("head.md3"), write(&sample(2))).unwrap();
+    // Every animation two frames, looping whole.
+    std::fs::write(player.join("animation.cfg"), "0 2 2 10\n".repeat(25)).unwrap();
     let gun = root.join("players").join("gun.md3");
     std::fs::write(&gun, write(&sample(1))).unwrap();
     (player, gun)
@@ -734,6 +736,28 @@ fn a_player_folder_opens_as_the_player_holding_its_weapon() {
     assert_eq!(doc.scene.parts.last().map(|p| p.name.as_str()), Some("gun.md3"));
     assert_eq!(doc.weapon.as_deref(), Some(gun.as_path()));
     assert!(mdview::app::weapon::holds_weapons(&doc.scene));
+
+    // Another skin reopens the player: it holds the weapon still, and a layer switched to
+    // another clip keeps it.
+    let mut session_doc = session.doc.take().expect("open");
+    let legs = session_doc.scene.layers.iter().position(|l| l.name == "legs").expect("a legs layer");
+    let other = session_doc.scene.layers[legs]
+        .choices
+        .iter()
+        .copied()
+        .rfind(|&c| Some(c) != session_doc.scene.layers[legs].clip);
+    let other = other.expect("another legs clip");
+    let mut layer = session_doc.scene.layers[legs].clone();
+    assert!(layer.choose(&session_doc.scene, other, 0.0));
+    session_doc.scene.layers[legs] = layer;
+    session.doc = Some(session_doc);
+    let mut request = Request::new(3, player.clone(), Instant::now());
+    (request.weapon, request.reopen) = (Some(gun.clone()), true);
+    session.begin(3, player.clone());
+    assert_eq!(session.apply(loader::load(request)), Applied::Reopened);
+    let doc = session.doc.as_ref().expect("open");
+    assert_eq!(doc.scene.parts.len(), 4, "the weapon is held again");
+    assert_eq!(doc.scene.layers[legs].clip, Some(other), "the legs clip chosen stays");
 
     // A weapon that cannot be held is a warning; the player still opens.
     let mut request = Request::new(2, player.clone(), Instant::now());
