@@ -105,7 +105,8 @@ fn write_quake2(dir: &Path) {
     common::write(dir, "skin.pcx", &common::flat_pcx([180, 120, 60]));
 }
 
-/// Copies `from` (the demo: models, the archive, the park save and its install) into `to`.
+/// Copies the tree `from` (the demo: models, the archive, the park save and its install; the
+/// player folder) into `to`.
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("folder");
     for entry in std::fs::read_dir(from).expect("demo folder") {
@@ -243,7 +244,7 @@ fn every_documented_command_runs() {
                         let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(q) = runnable.get(index) else { return failed };
                         let folder = dir.join(format!("{index:02}"));
-                        copy_files(&dir.join("template"), &folder);
+                        copy_tree(&dir.join("template"), &folder);
                         let started = Instant::now();
                         let output = run_quoted(q, &folder);
                         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -275,17 +276,6 @@ fn every_documented_command_runs() {
 /// Whether a quoted command opens the window (no subcommand).
 fn opens_window(quoted: &Quoted) -> bool {
     quoted.words.first().is_none_or(|w| !SUBCOMMANDS.contains(&w.as_str()))
-}
-
-/// Copies the files (not folders) of `from` into a new folder `to`.
-fn copy_files(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("command folder");
-    for entry in std::fs::read_dir(from).expect("template folder") {
-        let path = entry.expect("template entry").path();
-        if path.is_file() {
-            std::fs::copy(&path, to.join(path.file_name().expect("name"))).expect("copy into the command folder");
-        }
-    }
 }
 
 /// The options `mdview [SUBCOMMAND] --help` lists (`--name`), without clap's own.
